@@ -1,0 +1,117 @@
+"""Every exception TrendLens raises on purpose.
+
+    TrendLensError
+    ├── ConfigError            the user's input or configuration is wrong (fix it and retry)
+    │   ├── UnknownNameError   a name not in a registry; lists the valid ones
+    │   └── InputError         a bad file / record / request the user supplied
+    ├── SourceError            one trend source failed; carries source and url
+    │   ├── FetchError         transport or HTTP status failure (may be transient)
+    │   ├── ParseError         the body is not in any shape this source knows
+    │   ├── BlockedError       a captcha / visitor wall answered instead of data
+    │   ├── UpstreamError      the platform answered with its own error envelope
+    │   ├── TooLargeError      the body exceeded the size cap
+    │   ├── CircuitOpenError   skipped: too many consecutive failures
+    │   └── SourceDisabled     not configured (e.g. missing credentials)
+    ├── OverloadError          a bounded queue is full; retry later (HTTP 429)
+    ├── ModelError             an embedding model could not be loaded or run
+    └── StoreError             the database could not be written or read
+
+User and config mistakes (`ConfigError`) are kept apart from runtime failures so the
+CLI and API can answer "fix your input" rather than "something broke".
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BlockedError",
+    "CircuitOpenError",
+    "ConfigError",
+    "FetchError",
+    "InputError",
+    "ModelError",
+    "OverloadError",
+    "ParseError",
+    "SourceDisabled",
+    "SourceError",
+    "StoreError",
+    "TooLargeError",
+    "TrendLensError",
+    "UnknownNameError",
+    "UpstreamError",
+]
+
+
+class TrendLensError(Exception):
+    """Root of every deliberate TrendLens error."""
+
+
+class ConfigError(TrendLensError):
+    """A mistake in configuration or user input."""
+
+
+class UnknownNameError(ConfigError):
+    def __init__(self, kind: str, name: str, valid: list[str] | tuple[str, ...]) -> None:
+        self.kind, self.name, self.valid = kind, name, tuple(valid)
+        super().__init__(f"unknown {kind} {name!r}; valid: {', '.join(sorted(valid))}")
+
+
+class InputError(ConfigError):
+    """A user-supplied file, record or request body is malformed."""
+
+
+class SourceError(TrendLensError):
+    """A failure of one trend source. `str()` is one line naming the source."""
+
+    kind = "error"
+
+    def __init__(self, source: str, message: str, *, url: str | None = None) -> None:
+        self.source, self.message, self.url = source, message, url
+        where = f" ({url})" if url else ""
+        super().__init__(f"{source}: {message}{where}")
+
+
+class FetchError(SourceError):
+    kind = "fetch"
+
+    def __init__(
+        self, source: str, message: str, *, url: str | None = None, transient: bool = True,
+        status: int | None = None,
+    ) -> None:
+        self.transient, self.status = transient, status
+        super().__init__(source, message, url=url)
+
+
+class ParseError(SourceError):
+    kind = "parse"
+
+
+class BlockedError(SourceError):
+    kind = "blocked"
+
+
+class UpstreamError(SourceError):
+    kind = "upstream"
+
+
+class TooLargeError(SourceError):
+    kind = "too_large"
+
+
+class CircuitOpenError(SourceError):
+    kind = "circuit_open"
+
+
+class SourceDisabled(SourceError):
+    kind = "disabled"
+
+
+class OverloadError(TrendLensError):
+    """A bounded queue is full; the caller should retry later."""
+
+
+class ModelError(TrendLensError):
+    """An embedding model could not be loaded or run."""
+
+
+class StoreError(TrendLensError):
+    """The topic store could not be read or written."""

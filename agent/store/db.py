@@ -1,0 +1,275 @@
+"""The SQLite topic store: current snapshots, heat history, source health.
+
+WAL mode and one transaction per fetch cycle: a process killed mid-cycle
+leaves every earlier committed cycle intact and the interrupted one absent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from ..models import Topic, utcnow
+from .migrations import MIGRATIONS
+
+__all__ = ["HeatPoint", "SourceHealth", "Store", "StoredTopic"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourceHealth:
+    source: str
+    last_attempt: str | None
+    last_success: str | None
+    last_count: int
+    last_error: str | None
+    last_error_kind: str | None
+    last_error_at: str | None
+    consecutive_failures: int
+    last_elapsed_s: float | None
+
+    @property
+    def status(self) -> str:
+        if self.last_attempt is None:
+            return "never fetched"
+        return "ok" if self.consecutive_failures == 0 else (self.last_error_kind or "error")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeatPoint:
+    observed_at: str
+    rank: int | None
+    heat: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredTopic:
+    """A topic as stored, with what its history says about it."""
+
+    topic: Topic
+    first_seen: str
+    last_seen: str
+    velocity: float | None  # heat change per hour between the last two observations
+    observations: int
+
+    @property
+    def is_new(self) -> bool:
+        return self.observations <= 1
+
+    def public(self) -> dict[str, Any]:
+        data = self.topic.public()
+        data.update(first_seen=self.first_seen, last_seen=self.last_seen, velocity=self.velocity,
+                    trend=self.trend)
+        return data
+
+    @property
+    def trend(self) -> str:
+        if self.is_new:
+            return "new"
+        if self.velocity is None or abs(self.velocity) < 1e-9:
+            return "steady"
+        return "rising" if self.velocity > 0 else "falling"
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat(timespec="microseconds")
+
+
+class Store:
+    """Thread-safe wrapper around one SQLite connection."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open store {str(path)!r}: {exc}") from None
+        self._db.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+
+    # -- plumbing ----------------------------------------------------------
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        current = self.schema_version
+        if current > len(MIGRATIONS):
+            raise StoreError(f"store {str(self.path)!r} has schema v{current}, newer than this TrendLens "
+                             f"(v{len(MIGRATIONS)}); upgrade TrendLens")
+        for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            # executescript commits implicitly, so BEGIN/COMMIT live inside the script itself
+            self._db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise StoreError(f"store write failed: {exc}") from None
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"store read failed: {exc}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writes --------------------------------------------------------------
+    def record_cycle(self, outcomes: Iterable[Any], *, started_at: datetime | None = None,
+                     now: datetime | None = None) -> int:
+        """Store one fetch cycle (a list of `SourceOutcome`) atomically; returns the cycle id."""
+        now = now or utcnow()
+        started = _iso(started_at or now)
+        stamp = _iso(now)
+        outcomes = list(outcomes)
+        with self.transaction() as db:
+            cur = db.execute(
+                "INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, ?, ?)",
+                (started, stamp, json.dumps([o.source for o in outcomes]),
+                 sum(o.ok for o in outcomes), sum(not o.ok for o in outcomes)))
+            cycle_id = int(cur.lastrowid or 0)
+            for outcome in outcomes:
+                if outcome.ok:
+                    self._write_topics(db, outcome.topics, cycle_id, stamp)
+                    db.execute(
+                        """INSERT INTO source_health (source, last_attempt, last_success, last_count,
+                               consecutive_failures, last_elapsed_s) VALUES (?, ?, ?, ?, 0, ?)
+                           ON CONFLICT (source) DO UPDATE SET last_attempt=excluded.last_attempt,
+                               last_success=excluded.last_success, last_count=excluded.last_count,
+                               consecutive_failures=0, last_elapsed_s=excluded.last_elapsed_s""",
+                        (outcome.source, stamp, stamp, len(outcome.topics), outcome.elapsed_s))
+                else:
+                    db.execute(
+                        """INSERT INTO source_health (source, last_attempt, last_error, last_error_kind,
+                               last_error_at, consecutive_failures, last_elapsed_s) VALUES (?, ?, ?, ?, ?, 1, ?)
+                           ON CONFLICT (source) DO UPDATE SET last_attempt=excluded.last_attempt,
+                               last_error=excluded.last_error, last_error_kind=excluded.last_error_kind,
+                               last_error_at=excluded.last_error_at, last_elapsed_s=excluded.last_elapsed_s,
+                               consecutive_failures=source_health.consecutive_failures + 1""",
+                        (outcome.source, stamp, str(outcome.error), outcome.error.kind, stamp, outcome.elapsed_s))
+        return cycle_id
+
+    def _write_topics(self, db: sqlite3.Connection, topics: Iterable[Topic], cycle_id: int, stamp: str) -> None:
+        seen: set[str] = set()
+        for t in topics:
+            if t.id in seen:  # a platform listing one item twice must not double its history
+                continue
+            seen.add(t.id)
+            db.execute(
+                """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
+                       extra, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
+                       url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
+                       heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen""",
+                (t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
+                 json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp))
+            db.execute("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
+                       (t.id, cycle_id, stamp, t.rank, t.heat))
+
+    def ingest(self, source: str, topics: Sequence[Topic], *, now: datetime | None = None) -> int:
+        """Store user-supplied topics as one successful snapshot of `source`."""
+        from ..fetching import SourceOutcome  # local: fetching imports the sources package
+
+        return self.record_cycle([SourceOutcome(source=source, topics=list(topics))], now=now)
+
+    def prune(self, retention_days: int, *, now: datetime | None = None) -> int:
+        """Drop observations older than the retention window, and topics left with none."""
+        cutoff = _iso((now or utcnow()) - timedelta(days=retention_days))
+        with self.transaction() as db:
+            removed = db.execute("DELETE FROM observations WHERE observed_at < ?", (cutoff,)).rowcount
+            db.execute("DELETE FROM topics WHERE last_seen < ? AND id NOT IN (SELECT topic_id FROM observations)",
+                       (cutoff,))
+            db.execute("DELETE FROM cycles WHERE finished_at < ?", (cutoff,))
+        return int(removed)
+
+    # -- reads ----------------------------------------------------------------
+    _CURRENT = """
+        SELECT t.*,
+               (SELECT COUNT(*) FROM observations o WHERE o.topic_id = t.id) AS n_obs,
+               (SELECT o.heat FROM observations o WHERE o.topic_id = t.id
+                 ORDER BY o.observed_at DESC LIMIT 1 OFFSET 1) AS prev_heat,
+               (SELECT o.observed_at FROM observations o WHERE o.topic_id = t.id
+                 ORDER BY o.observed_at DESC LIMIT 1 OFFSET 1) AS prev_at
+        FROM topics t JOIN source_health h ON h.source = t.source AND t.last_seen = h.last_success
+    """
+
+    def current(self, *, source: str | None = None, lang: str | None = None,
+                limit: int | None = None, ids: Sequence[str] | None = None) -> list[StoredTopic]:
+        """Topics of each source's last good snapshot, hottest first within each rank."""
+        where, params = [], []
+        if source:
+            where.append("t.source = ?")
+            params.append(source)
+        if lang:
+            where.append("t.lang = ?")
+            params.append(lang)
+        if ids is not None:
+            where.append(f"t.id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        sql = self._CURRENT + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY t.heat IS NULL, t.heat DESC, t.rank"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [self._stored(r) for r in self.query(sql, params)]
+
+    def get(self, topic_id: str) -> StoredTopic | None:
+        rows = self.query(self._CURRENT.replace("JOIN", "LEFT JOIN") + " WHERE t.id = ?", (topic_id,))
+        return self._stored(rows[0]) if rows else None
+
+    def history(self, topic_id: str) -> list[HeatPoint]:
+        rows = self.query("SELECT observed_at, rank, heat FROM observations WHERE topic_id = ? ORDER BY observed_at",
+                          (topic_id,))
+        return [HeatPoint(observed_at=r["observed_at"], rank=r["rank"], heat=r["heat"]) for r in rows]
+
+    def health(self) -> list[SourceHealth]:
+        return [SourceHealth(**dict(r)) for r in self.query("SELECT * FROM source_health ORDER BY source")]
+
+    def cycle_count(self) -> int:
+        return int(self.query("SELECT COUNT(*) FROM cycles")[0][0])
+
+    @staticmethod
+    def _stored(row: sqlite3.Row) -> StoredTopic:
+        topic = Topic(source=row["source"], item_id=row["item_id"], title=row["title"], summary=row["summary"],
+                      rank=row["rank"], heat=row["heat"], heat_text=row["heat_text"], url=row["url"],
+                      lang=row["lang"], fetched_at=datetime.fromisoformat(row["last_seen"]),
+                      extra=json.loads(row["extra"] or "{}"))
+        velocity = None
+        if row["prev_heat"] is not None and row["heat"] is not None and row["prev_at"]:
+            hours = (datetime.fromisoformat(row["last_seen"]) - datetime.fromisoformat(row["prev_at"])
+                     ).total_seconds() / 3600
+            if hours > 0:
+                velocity = (row["heat"] - row["prev_heat"]) / hours
+        return StoredTopic(topic=topic, first_seen=row["first_seen"], last_seen=row["last_seen"],
+                           velocity=velocity, observations=int(row["n_obs"]))
