@@ -1,0 +1,38 @@
+# Two commands do everything: `make run` and `make test`. Each installs what it needs first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test demo lint bench eval clean
+
+# torch goes in first, pinned to the CPU build, so the sentence-transformers
+# requirement does not pull a multi-GB CUDA build; then the project itself.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "torch==2.13.0"
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/trendlens serve
+
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
+
+demo: $(STAMP)
+	$(VENV)/bin/trendlens demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check agent tests scripts
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) scripts/bench_ranking.py
+
+eval: $(STAMP)
+	$(PY) scripts/eval_relevance.py
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .hypothesis

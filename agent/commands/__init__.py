@@ -1,0 +1,9 @@
+"""Registry of CLI subcommands (explicit; order = order in `trendlens --help`)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import fetching, parse
+
+COMMANDS: tuple[ModuleType, ...] = (fetching, parse)

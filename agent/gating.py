@@ -1,0 +1,128 @@
+"""Whether to show a caption now: the wearer's attention is the scarce resource.
+
+Rules, after Mentra Merge and Convoscope (../GLASSES.md): decide only after
+enough new speech; nothing below the relevance threshold; a display lock while
+a caption is on screen, broken only by a clearly stronger topic; per-session
+cooldown between captions; the same topic is not repeated within the dedupe
+window. Every decision says why, so it can be recorded and inspected.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
+
+Frequency = Literal["low", "medium", "high"]
+Reason = Literal[
+    "shown", "replaced", "no_candidate", "below_threshold", "not_enough_speech", "display_locked",
+    "cooldown", "duplicate",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatePolicy:
+    threshold: float = 0.5          # minimum relevance score to show anything
+    min_new_chars: int = 8          # new speech (characters) needed before deciding again
+    display_lock_s: float = 10.0    # a caption stays this long unless clearly beaten
+    cooldown_s: float = 4.0         # quiet time between two captions
+    dedupe_window_s: float = 300.0  # the same topic is not shown again within this window
+    replace_margin: float = 0.15    # a replacement must beat the on-screen score by this much
+
+    def with_frequency(self, frequency: Frequency) -> GatePolicy:
+        """Scale threshold and cooldown by the user's low/medium/high setting."""
+        scale = FREQUENCIES[frequency]
+        return GatePolicy(threshold=self.threshold + scale["threshold_delta"], min_new_chars=self.min_new_chars,
+                          display_lock_s=self.display_lock_s, cooldown_s=self.cooldown_s * scale["cooldown"],
+                          dedupe_window_s=self.dedupe_window_s, replace_margin=self.replace_margin)
+
+
+FREQUENCIES: dict[str, dict[str, float]] = {
+    "low": {"threshold_delta": 0.1, "cooldown": 3.0},
+    "medium": {"threshold_delta": 0.0, "cooldown": 1.0},
+    "high": {"threshold_delta": -0.08, "cooldown": 0.25},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    topic_id: str
+    score: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    show: bool
+    reason: Reason
+    topic_id: str | None = None
+    score: float | None = None
+    detail: str = ""
+    at: float = 0.0
+
+    def public(self) -> dict[str, object]:
+        return {"show": self.show, "reason": self.reason, "topic_id": self.topic_id, "score": self.score,
+                "detail": self.detail, "at": self.at}
+
+
+@dataclass
+class SessionGate:
+    """Per-session gate state. Not thread-safe: one session is driven by one task."""
+
+    policy: GatePolicy = field(default_factory=GatePolicy)
+    chars_since_decision: int = 0
+    on_screen: Candidate | None = None
+    on_screen_until: float = 0.0
+    last_shown_at: float = float("-inf")
+    shown: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=64))
+
+    def hear(self, text: str) -> None:
+        self.chars_since_decision += len("".join(text.split()))
+
+    def recently_shown(self, now: float) -> set[str]:
+        return {tid for at, tid in self.shown if now - at < self.policy.dedupe_window_s}
+
+    def decide(self, candidates: list[Candidate], now: float) -> Decision:
+        """Pick at most one candidate to show, given scores best first."""
+        p = self.policy
+        if self.chars_since_decision < p.min_new_chars:
+            return Decision(show=False, reason="not_enough_speech", at=now,
+                            detail=f"{self.chars_since_decision}/{p.min_new_chars} new characters")
+        self.chars_since_decision = 0
+        if not candidates:
+            return Decision(show=False, reason="no_candidate", at=now)
+        recent = self.recently_shown(now)
+        fresh = [c for c in candidates if c.topic_id not in recent]
+        best = candidates[0]
+        if not fresh:
+            return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
+                            detail=f"shown within the last {p.dedupe_window_s:g}s")
+        top = fresh[0]
+        if top.score < p.threshold:
+            return Decision(show=False, reason="below_threshold", topic_id=top.topic_id, score=top.score, at=now,
+                            detail=f"{top.score:.3f} < {p.threshold:.3f}")
+        locked = self.on_screen is not None and now < self.on_screen_until
+        if locked:
+            assert self.on_screen is not None
+            if top.score < self.on_screen.score + p.replace_margin:
+                return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
+                                detail=f"{self.on_screen.topic_id} on screen for {self.on_screen_until - now:.1f}s more")
+            self._show(top, now)
+            return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
+                            detail=f"stronger than {self.on_screen.topic_id}" if self.on_screen else "")
+        if now - self.last_shown_at < p.cooldown_s:
+            return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
+                            detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
+        self._show(top, now)
+        return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now)
+
+    def _show(self, candidate: Candidate, now: float) -> None:
+        self.on_screen = candidate
+        self.on_screen_until = now + self.policy.display_lock_s
+        self.last_shown_at = now
+        self.shown.append((now, candidate.topic_id))
+
+    def clear(self) -> None:
+        self.on_screen = None
+        self.on_screen_until = 0.0

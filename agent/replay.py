@@ -1,0 +1,44 @@
+"""Offline replay: an httpx transport answering each source's requests from fixtures.
+
+Used by `--offline` and when the network does not answer, so the whole pipeline
+(fetch → parse → store → rank → caption) runs with no network at all.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from .sources.base import Source
+
+__all__ = ["ReplayTransport"]
+
+
+class ReplayTransport(httpx.AsyncBaseTransport):
+    """Answers a request with the fixture its source names, or 404."""
+
+    def __init__(self, sources: Sequence[Source], fixtures_dir: Path) -> None:
+        self.fixtures_dir = fixtures_dir
+        self._by_host: dict[str, list[Source]] = {}
+        for source in sources:
+            for endpoint in source.endpoints():
+                host = urlsplit(endpoint.url).hostname or ""
+                self._by_host.setdefault(host, []).append(source)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        for source in self._by_host.get(request.url.host, []):
+            case = source.replay_case(request)
+            if not case:
+                continue
+            # Feed sources are named per user config but share the "feed" fixtures
+            folder = self.fixtures_dir / "sources" / getattr(type(source), "name", source.name)
+            path = folder / case
+            if path.is_file():
+                media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                return httpx.Response(200, content=path.read_bytes(), headers={"Content-Type": media},
+                                      request=request)
+        return httpx.Response(404, text="no recorded fixture for this request", request=request)

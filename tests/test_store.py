@@ -1,0 +1,118 @@
+"""The store: snapshots, heat history, health, retention, migrations and crash safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+import pytest
+
+from agent.errors import FetchError, StoreError
+from agent.fetching import SourceOutcome
+from agent.models import Topic, utcnow
+from agent.store import Store
+from agent.store.migrations import MIGRATIONS
+
+
+def topics(*pairs, source="weibo"):
+    return [Topic(source=source, item_id=title, title=title, rank=i + 1, heat=heat) for i, (title, heat) in
+            enumerate(pairs)]
+
+
+def test_heat_history_first_seen_and_velocity(tmp_path):
+    store = Store(tmp_path / "s.db")
+    t0 = utcnow()
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 100.0)))], now=t0)
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 400.0), ("哪吒2", 50.0)))],
+                       now=t0 + timedelta(minutes=30))
+    current = {t.topic.title: t for t in store.current()}
+    assert current["春晚"].velocity == pytest.approx(600.0)  # +300 heat in half an hour
+    assert current["春晚"].trend == "rising" and current["哪吒2"].trend == "new"
+    assert current["春晚"].first_seen < current["春晚"].last_seen
+    assert [p.heat for p in store.history("weibo:春晚")] == [100.0, 400.0]
+
+
+def test_failing_source_keeps_last_good_snapshot_and_health(tmp_path):
+    store = Store(tmp_path / "s.db")
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 1.0)))])
+    for _ in range(2):
+        store.record_cycle([SourceOutcome(source="weibo", error=FetchError("weibo", "HTTP 503"))])
+    assert [t.topic.title for t in store.current(source="weibo")] == ["春晚"]
+    health = {h.source: h for h in store.health()}["weibo"]
+    assert health.consecutive_failures == 2 and health.last_error == "weibo: HTTP 503"
+    assert health.last_success is not None and health.status == "fetch"
+
+
+def test_only_latest_snapshot_is_current(tmp_path):
+    store = Store(tmp_path / "s.db")
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("old", 1.0)))])
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("new", 1.0)))])
+    assert [t.topic.title for t in store.current()] == ["new"]
+    assert store.get("weibo:old") is not None  # still there with its history
+
+
+def test_retention_prunes_old_observations(tmp_path):
+    store = Store(tmp_path / "s.db")
+    old = utcnow() - timedelta(days=40)
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("gone", 1.0)))], now=old)
+    store.record_cycle([SourceOutcome(source="zhihu", topics=topics(("kept", 1.0), source="zhihu"))])
+    assert store.prune(30) == 1
+    assert store.get("weibo:gone") is None and store.get("zhihu:kept") is not None
+
+
+def test_migrations_are_versioned_and_idempotent(tmp_path):
+    Store(tmp_path / "s.db").close()
+    store = Store(tmp_path / "s.db")
+    assert store.schema_version == len(MIGRATIONS)
+    db = sqlite3.connect(tmp_path / "s.db")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_newer_schema_is_refused(tmp_path):
+    db = sqlite3.connect(tmp_path / "s.db")
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this TrendLens"):
+        Store(tmp_path / "s.db")
+
+
+WRITER = """
+import sys, time
+from agent.store import Store
+from agent.fetching import SourceOutcome
+from agent.models import Topic
+store = Store(sys.argv[1])
+n = 0
+while True:
+    n += 1
+    batch = [Topic(source="weibo", item_id=f"{n}-{i}", title=f"cycle {n} item {i}", rank=i + 1, heat=float(i))
+             for i in range(50)]
+    store.record_cycle([SourceOutcome(source="weibo", topics=batch)])
+    print(n, flush=True)
+"""
+
+
+def test_kill_9_mid_cycle_keeps_every_committed_cycle(tmp_path):
+    db_path = tmp_path / "crash.db"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db_path)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    committed = 0
+    deadline = time.monotonic() + 20
+    while committed < 15 and time.monotonic() < deadline:
+        committed = int(proc.stdout.readline() or committed)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    assert committed >= 15
+    store = Store(db_path)
+    assert store.query("PRAGMA integrity_check")[0][0] == "ok"
+    cycles = store.cycle_count()
+    assert cycles >= committed  # every cycle reported as committed survived
+    # each surviving cycle is whole: 50 observations, never a partial one
+    counts = store.query("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id")
+    assert len(counts) == cycles and {c[1] for c in counts} == {50}
