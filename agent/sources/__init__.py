@@ -6,7 +6,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import UnknownNameError
 from .base import Endpoint, Source
+from .baidu import Baidu
+from .toutiao import Toutiao
 from .v2ex import V2ex
+from .weibo import Weibo
+from .zhihu import Zhihu
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -17,6 +21,10 @@ __all__ = ["REGISTRY", "Endpoint", "Source", "build_sources", "source_class"]
 REGISTRY: dict[str, type[Source]] = {
     cls.name: cls
     for cls in (
+        Weibo,
+        Zhihu,
+        Baidu,
+        Toutiao,
         V2ex,
     )
 }

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from agent.errors import BlockedError, ParseError
+from agent.fetching import FetchPolicy, HttpFetcher
+from agent.sources.weibo import Weibo
+from tests.conftest import FIXTURES, SHARED_UPSTREAM
+
+REAL = SHARED_UPSTREAM / "weibo"
+# file -> (items, first title, first heat)
+EXPECTED = {
+    "m-getindex-realtimehot-2025-03-31.json": (50, "山姆客服称水果中吃出虫是正常情况", 1108176),
+    "m-getindex-realtimehot-2025-04-01.json": (50, "雷军回应", 20628640),
+    "s-summary-realtimehot-2021-09-21.html": (50, "傅园慧夺100米仰泳铜牌", 2441205),
+    "s-summary-realtimehot-2021-09-22.html": (50, "美国新冠零号病人可能2019年4月出现", 1711551),
+}
+
+
+def test_every_real_recording(settings) -> None:
+    if not REAL.is_dir():
+        pytest.skip("no shared upstream recordings here")
+    source = Weibo(settings)
+    files = sorted(p for p in REAL.iterdir() if p.is_file())
+    assert files
+    for path in files:
+        if "visitor-wall" in path.name:
+            with pytest.raises(BlockedError, match="Sina Visitor System"):
+                source.parse(path.read_bytes())
+            continue
+        topics = source.parse(path.read_bytes())
+        count, first, heat = EXPECTED[path.name]
+        assert len(topics) == count, path.name
+        assert topics[0].title == first
+        assert topics[0].heat == heat and topics[0].heat > 0
+        assert [t.rank for t in topics] == list(range(1, count + 1))
+        assert all(source.link_allowed(t.url) for t in topics)
+        assert all(t.url.startswith("https://s.weibo.com/weibo?q=") for t in topics)
+
+
+def test_real_mobile_drops_pinned_and_ads(settings) -> None:
+    path = REAL / "m-getindex-realtimehot-2025-03-31.json"
+    if not path.exists():
+        pytest.skip("no shared upstream recordings here")
+    titles = {t.title for t in Weibo(settings).parse(path.read_bytes())}
+    assert "2025是推进巡视全覆盖的关键一年" not in titles  # pinned first row
+    assert "肖战猫人携手第二年" not in titles  # is_ad_pos slot
+    assert "淘宝推出首个AI机器人带货主播" in titles  # ranked row (realpos 15) stays
+
+
+def test_same_story_same_id_across_shapes(settings) -> None:
+    source = Weibo(settings)
+    web = source.parse((FIXTURES / "sources/weibo/hotsearch.json").read_bytes())
+    mobile = source.parse((FIXTURES / "sources/weibo/getindex-mobile.json").read_bytes())
+    html = source.parse((FIXTURES / "sources/weibo/summary-desktop.html").read_bytes())
+    assert web[0].item_id == mobile[0].item_id == html[0].item_id
+    dropped = {"新春焕新季手机直降", "年货节满减最后一天", "新春走基层"}  # ads and the pinned row
+    assert not dropped & {t.title for t in web + mobile + html}
+
+
+def test_unknown_shape_names_what_is_missing(settings) -> None:
+    with pytest.raises(ParseError, match="data.realtime"):
+        Weibo(settings).parse(b'{"ok": 1, "data": {"list": []}}')
+
+
+async def test_fetch_sends_referer_and_cookie(settings) -> None:
+    settings = settings.model_copy(update={"weibo_cookie": "SUB=abc"})
+    body = (FIXTURES / "sources/weibo/hotsearch.json").read_bytes()
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        topics = await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    assert len(seen) == 1
+    assert str(seen[0].url) == "https://weibo.com/ajax/side/hotSearch"
+    assert seen[0].headers["Referer"] == "https://weibo.com/"
+    assert seen[0].headers["Cookie"] == "SUB=abc"
+    assert topics[0].title == "春晚机器人扭秧歌"
+
+
+async def test_fetch_falls_back_to_mobile_then_html(settings) -> None:
+    mobile = (FIXTURES / "sources/weibo/getindex-mobile.json").read_bytes()
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.host)
+        if request.url.host == "weibo.com":
+            return httpx.Response(403, text="Forbidden")
+        if request.url.host == "m.weibo.cn":
+            assert "iPhone" in request.headers["User-Agent"]
+            return httpx.Response(200, content=mobile)
+        raise AssertionError("html endpoint must not be reached")
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        topics = await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    assert seen == ["weibo.com", "m.weibo.cn"]
+    assert [t.rank for t in topics] == [1, 2, 3, 4, 5, 6]
+
+
+async def test_fetch_all_blocked_reports_blocked(settings) -> None:
+    wall = (FIXTURES / "sources/weibo/visitor-wall.html").read_bytes()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=wall, headers={"Content-Type": "text/html"})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        with pytest.raises(BlockedError):
+            await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
