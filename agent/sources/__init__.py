@@ -7,8 +7,17 @@ from typing import TYPE_CHECKING
 from ..errors import UnknownNameError
 from .base import Endpoint, Source
 from .baidu import Baidu
+from .bilibili import Bilibili
+from .douyin import Douyin
+from .feed import Feed, feed_sources
+from .github_trending import GithubTrending
+from .google_trends import GoogleTrends
+from .hackernews import HackerNews
+from .reddit import Reddit
+from .tieba import Tieba
 from .toutiao import Toutiao
 from .v2ex import V2ex
+from .wikipedia import Wikipedia
 from .weibo import Weibo
 from .zhihu import Zhihu
 
@@ -24,8 +33,17 @@ REGISTRY: dict[str, type[Source]] = {
         Weibo,
         Zhihu,
         Baidu,
+        Douyin,
+        Bilibili,
         Toutiao,
+        Tieba,
         V2ex,
+        HackerNews,
+        Reddit,
+        GoogleTrends,
+        GithubTrending,
+        Wikipedia,
+        Feed,
     )
 }
 
@@ -38,6 +56,19 @@ def source_class(name: str) -> type[Source]:
 
 
 def build_sources(settings: Settings, names: list[str] | None = None) -> list[Source]:
-    """Instantiate the enabled sources (all registered ones when none are named)."""
+    """Instantiate the enabled sources (all registered ones when none are named).
+
+    `feed` is the generic parser; the user's configured feeds (settings.feeds) each
+    become a source of their own, named after the feed.
+    """
     wanted = names or settings.sources or list(REGISTRY)
-    return [source_class(name)(settings) for name in wanted]
+    feeds = {f.name: f for f in feed_sources(settings)}
+    sources: list[Source] = []
+    for name in wanted:
+        if name == "feed":
+            sources.extend(feeds.values())
+        elif name in feeds:
+            sources.append(feeds[name])
+        else:
+            sources.append(source_class(name)(settings))
+    return sources
