@@ -65,6 +65,7 @@ class Topic(BaseModel):
     lang: Lang = "other"
     fetched_at: datetime = Field(default_factory=utcnow)
     extra: dict[str, Any] = Field(default_factory=dict)
+    ref: str | None = Field(default=None, description="explicit global id: ingested topics keep their owner's id")
 
     @field_validator("title")
     @classmethod
@@ -76,11 +77,11 @@ class Topic(BaseModel):
 
     @property
     def id(self) -> str:
-        """Globally unique id: `<source>:<item_id>`."""
-        return f"{self.source}:{self.item_id}"
+        """Globally unique id: `<source>:<item_id>`, unless the topic came with its own."""
+        return self.ref or f"{self.source}:{self.item_id}"
 
     def public(self) -> dict[str, Any]:
         """The JSON shape shown to users (CLI `--json`, API)."""
-        data = self.model_dump(mode="json")
+        data = self.model_dump(mode="json", exclude={"ref"})
         data["id"] = self.id
         return data

@@ -23,14 +23,22 @@ class ReplayTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, sources: Sequence[Source], fixtures_dir: Path) -> None:
         self.fixtures_dir = fixtures_dir
+        self.sources = list(sources)
         self._by_host: dict[str, list[Source]] = {}
-        for source in sources:
+        for source in self.sources:
             for endpoint in source.endpoints():
                 host = urlsplit(endpoint.url).hostname or ""
                 self._by_host.setdefault(host, []).append(source)
 
+    def _candidates(self, host: str) -> list[Source]:
+        # endpoint hosts first; then any source whose domain covers the host (auth/token hosts)
+        direct = self._by_host.get(host, [])
+        related = [s for s in self.sources if s not in direct
+                   and any(host == d or host.endswith("." + d) for d in s.domains)]
+        return direct + related
+
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        for source in self._by_host.get(request.url.host, []):
+        for source in self._candidates(request.url.host):
             case = source.replay_case(request)
             if not case:
                 continue

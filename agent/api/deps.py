@@ -1,0 +1,62 @@
+"""Dependencies shared by the routes: the runtime, the caller's key, its session."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request, WebSocket
+
+from ..runtime import Runtime
+from ..sessions import Session
+from .errors import ApiError
+from .security import KeyRing, RateLimiter
+
+__all__ = ["ApiKey", "RuntimeDep", "bearer", "get_runtime", "require_key", "session_or_404"]
+
+
+def get_runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def bearer(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def require_key(request: Request) -> str:
+    keys: KeyRing = request.app.state.keys
+    token = bearer(request.headers.get("authorization"))
+    if token is None:
+        raise ApiError(401, "missing bearer token: send 'Authorization: Bearer <key>'",
+                       headers={"WWW-Authenticate": "Bearer"})
+    digest = keys.check(token)
+    if digest is None:
+        raise ApiError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
+    limiter: RateLimiter = request.app.state.limiter
+    wait = limiter.take(digest)
+    if wait:
+        raise ApiError(429, "rate limit exceeded for this key", headers={"Retry-After": str(max(1, round(wait)))})
+    return digest
+
+
+ApiKey = Annotated[str, Depends(require_key)]
+
+
+def session_or_404(runtime: Runtime, session_id: str) -> Session:
+    session = runtime.sessions.get(session_id)
+    if session is None:
+        raise ApiError(404, f"no session {session_id!r}")
+    return session
+
+
+def ws_authorised(websocket: WebSocket, session: Session) -> bool:
+    """A WebSocket may present the API key (header) or the session's own token (query)."""
+    keys: KeyRing = websocket.app.state.keys
+    if keys.check(bearer(websocket.headers.get("authorization"))):
+        return True
+    return session.check_token(websocket.query_params.get("token"))

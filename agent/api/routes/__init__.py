@@ -1,0 +1,1 @@
+"""One module per resource; `agent.api.app` includes each router."""

@@ -1,0 +1,39 @@
+"""/v1/digest: top topics merged across platforms, as JSON, Markdown or HTML."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse, PlainTextResponse
+
+from ...digest import build_digest, render_digest
+from ..deps import ApiKey, RuntimeDep
+from ..errors import ApiError
+
+router = APIRouter(prefix="/v1", tags=["digest"])
+
+
+@router.get("/digest", summary="Digest of top topics with heat sparklines")
+async def digest(runtime: RuntimeDep, _: ApiKey,
+                 since: Annotated[str | None, Query(description="ISO time; default 24 h ago", max_length=40)] = None,
+                 lang: Literal["zh", "en", "ja", "other"] | None = None,
+                 format: Literal["json", "md", "html"] = "json",
+                 limit: Annotated[int, Query(ge=1, le=200)] = 20):  # type: ignore[no-untyped-def]
+    start = None
+    if since:
+        try:
+            start = datetime.fromisoformat(since.replace("Z", "+00:00"))
+        except ValueError:
+            raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=UTC)
+    d = await asyncio.to_thread(build_digest, runtime.store, lang=lang, limit=limit, since=start)
+    if format == "json":
+        return d.public()
+    text = render_digest(d, format)
+    if format == "html":
+        return HTMLResponse(text, headers={"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")

@@ -1,0 +1,43 @@
+"""/healthz (alive), /readyz (ready or degraded, and why), /metrics (Prometheus)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from ..deps import RuntimeDep
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/healthz", summary="Liveness")
+async def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness: degraded when sources fail or the model is not loaded")
+async def readyz(runtime: RuntimeDep) -> JSONResponse:
+    health = await asyncio.to_thread(runtime.store.health)
+    failing = sorted(h.source for h in health if h.consecutive_failures > 0)
+    reasons = []
+    if runtime.ranker is None:
+        reasons.append("ranker not started")
+    elif runtime.ranker.embedder is None:
+        reasons.append(f"embedding model not loaded, ranking lexically only: {runtime.model_error}")
+    if failing:
+        reasons.append(f"sources failing: {', '.join(failing)}")
+    if not runtime.stored:
+        reasons.append("no topics yet")
+    status = "ready" if not reasons else "degraded"
+    body = {"status": status, "reasons": reasons, "topics": len(runtime.stored),
+            "model": runtime.model_name, "replaying_fixtures": runtime.collector.replaying,
+            "sources_failing": failing}
+    # degraded still serves (lexical ranking, last good snapshots): 200 keeps it in rotation
+    return JSONResponse(body, status_code=503 if runtime.ranker is None else 200)
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=PlainTextResponse)
+async def metrics(runtime: RuntimeDep) -> PlainTextResponse:
+    return PlainTextResponse(runtime.metrics.render(), media_type="text/plain; version=0.0.4")

@@ -1,0 +1,37 @@
+"""`trendlens serve`: the service (API, HUD, live captions, scheduled fetching and digests)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from ..settings import get_settings
+
+log = logging.getLogger("trendlens")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the service: API, HUD pages, live captions, schedules")
+    p.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    p.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of live sources")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ..api import create_app
+
+    settings = get_settings()
+    updates: dict[str, object] = {"offline": True} if args.offline else {}
+    if args.host:
+        updates["host"] = args.host
+    if args.port:
+        updates["port"] = args.port
+    settings = settings.model_copy(update=updates)
+    log.info("store: %s; sources: %s", settings.db_path.resolve(),
+             "recorded fixtures (--offline)" if settings.offline else "live, falling back to recorded fixtures")
+    app = create_app(settings)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    return 0

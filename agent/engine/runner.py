@@ -1,0 +1,150 @@
+"""Running a workflow: each step under its timeout and retry policy, every run recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import TrendLensError, UnknownNameError
+from ..models import utcnow
+from .spec import WorkflowError, WorkflowSpec, load_workflow
+from .steps import STEPS, RunContext, Stop
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+__all__ = ["RunRecord", "StepOutcome", "WorkflowEngine"]
+
+log = logging.getLogger("trendlens.engine")
+
+Status = Literal["ok", "stopped", "error"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepOutcome:
+    step: str
+    status: Literal["ok", "stopped", "error", "skipped"]
+    elapsed_ms: float
+    attempts: int = 1
+    detail: str = ""
+
+
+@dataclass(kw_only=True)
+class RunRecord:
+    workflow: str
+    trigger: str
+    started_at: str
+    finished_at: str = ""
+    status: Status = "ok"
+    steps: list[StepOutcome] = field(default_factory=list)
+    error: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return {"workflow": self.workflow, "trigger": self.trigger, "started_at": self.started_at,
+                "finished_at": self.finished_at, "status": self.status, "error": self.error,
+                "steps": [s.__dict__ for s in self.steps]}
+
+
+class WorkflowEngine:
+    """Loads workflows from a folder and runs them; one bad file never hides the others."""
+
+    def __init__(self, runtime: Runtime, folder: Path, *, record: bool = True) -> None:
+        self.runtime, self.folder, self.record = runtime, folder, record
+        self.workflows: dict[str, WorkflowSpec] = {}
+        self.errors: dict[str, str] = {}
+        self.reload()
+
+    def reload(self) -> None:
+        self.workflows.clear()
+        self.errors.clear()
+        params = {name: step.Params for name, step in STEPS.items()}
+        for path in sorted(self.folder.glob("*.y*ml")):
+            try:
+                spec = load_workflow(path, step_names=params)
+            except WorkflowError as exc:
+                self.errors[path.name] = str(exc)
+                log.error("%s", exc)
+                continue
+            if spec.name in self.workflows:
+                self.errors[path.name] = f"{path}:1: duplicate workflow name {spec.name!r}"
+                log.error("%s", self.errors[path.name])
+                continue
+            self.workflows[spec.name] = spec
+
+    def get(self, name: str) -> WorkflowSpec:
+        try:
+            return self.workflows[name]
+        except KeyError:
+            raise UnknownNameError("workflow", name, list(self.workflows)) from None
+
+    def for_event(self, event: str) -> list[WorkflowSpec]:
+        return [w for w in self.workflows.values()
+                if w.enabled and not isinstance(w.trigger, str) and getattr(w.trigger, "event", None) == event]
+
+    async def run(self, name: str, *, trigger: str = "manual", data: Mapping[str, Any] | None = None) -> RunRecord:
+        spec = self.get(name)
+        ctx = RunContext(runtime=self.runtime, workflow=spec.name, trigger=trigger, data=dict(data or {}))
+        record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat())
+        for step_spec in spec.steps:
+            step = STEPS[step_spec.use]
+            params = step.Params.model_validate(step_spec.params)
+            started = time.perf_counter()
+            attempts = 0
+            while True:
+                attempts += 1
+                try:
+                    coro = step.run(ctx, params)
+                    result = await (asyncio.wait_for(coro, step_spec.timeout_s) if step_spec.timeout_s else coro)
+                    outcome = StepOutcome(step=step_spec.use, status="ok", attempts=attempts,
+                                          elapsed_ms=(time.perf_counter() - started) * 1000,
+                                          detail=str(result or ""))
+                    break
+                except Stop as stop:
+                    outcome = StepOutcome(step=step_spec.use, status="stopped", attempts=attempts,
+                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=stop.reason)
+                    break
+                except (TimeoutError, TrendLensError, OSError) as exc:
+                    if attempts <= step_spec.retries:
+                        await asyncio.sleep(step_spec.backoff_s * 2 ** (attempts - 1))
+                        continue
+                    detail = (f"timed out after {step_spec.timeout_s:g}s" if isinstance(exc, TimeoutError)
+                              else str(exc))
+                    outcome = StepOutcome(step=step_spec.use, status="error", attempts=attempts,
+                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
+                    break
+            record.steps.append(outcome)
+            if outcome.status != "ok":
+                record.status = "stopped" if outcome.status == "stopped" else "error"
+                record.error = f"{outcome.step}: {outcome.detail}" if outcome.status == "error" else None
+                break
+        record.finished_at = utcnow().isoformat()
+        record.data = ctx.data
+        if record.status == "error":
+            log.warning("workflow %s failed: %s", spec.name, record.error)
+        if self.record:
+            await asyncio.to_thread(self._save, record)
+        return record
+
+    def _save(self, record: RunRecord) -> None:
+        try:
+            with self.runtime.store.transaction() as db:
+                db.execute(
+                    "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (record.workflow, record.trigger, record.started_at, record.finished_at, record.status,
+                     record.error, json.dumps([s.__dict__ for s in record.steps], ensure_ascii=False)))
+        except TrendLensError as exc:  # a full disk must not stop captions; say so once per run
+            log.error("could not record workflow run: %s", exc)
+
+    def recent_runs(self, limit: int = 20, workflow: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM workflow_runs" + (" WHERE workflow = ?" if workflow else "")
+        sql += " ORDER BY id DESC LIMIT ?"
+        rows = self.runtime.store.query(sql, (workflow, limit) if workflow else (limit,))
+        return [{**dict(r), "steps": json.loads(r["steps"])} for r in rows]

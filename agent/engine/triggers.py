@@ -1,0 +1,35 @@
+"""Turning workflow triggers into scheduler jobs (interval, cron); events and manual runs
+are dispatched by the runtime and the CLI/API."""
+
+from __future__ import annotations
+
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.cron import CronTrigger as APCron
+from apscheduler.triggers.interval import IntervalTrigger as APInterval
+
+from .runner import WorkflowEngine
+from .spec import CronTrigger, IntervalTrigger
+
+__all__ = ["schedule_workflows"]
+
+
+def schedule_workflows(scheduler: BaseScheduler, engine: WorkflowEngine) -> list[str]:
+    """Add one job per enabled interval/cron workflow; returns the job ids."""
+    ids = []
+    for spec in engine.workflows.values():
+        if not spec.enabled:
+            continue
+        trigger = spec.trigger
+        if isinstance(trigger, IntervalTrigger):
+            ap_trigger = APInterval(seconds=trigger.interval_s)
+            label = f"interval:{trigger.interval_s}s"
+        elif isinstance(trigger, CronTrigger):
+            ap_trigger = APCron.from_crontab(trigger.cron, timezone=trigger.timezone)
+            label = f"cron:{trigger.cron}"
+        else:
+            continue  # event and manual workflows are not clock-driven
+        job_id = f"workflow:{spec.name}"
+        scheduler.add_job(engine.run, ap_trigger, args=[spec.name], kwargs={"trigger": label}, id=job_id,
+                          name=f"workflow {spec.name}", max_instances=1, coalesce=True, misfire_grace_time=300)
+        ids.append(job_id)
+    return ids

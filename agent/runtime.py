@@ -1,0 +1,244 @@
+"""The running service's parts, wired once: store, collector, ranker, sessions, displays, engine.
+
+The CLI, the demo and the API all drive TrendLens through one `Runtime`, so the
+live loop is the same code everywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from .captions.caption import Caption
+from .captions.templates import compose_caption
+from .collect import Collector
+from .display import Display
+from .display.hud import HudHub
+from .engine.runner import WorkflowEngine
+from .errors import ConfigError, ModelError, TrendLensError, UnknownNameError
+from .metrics import Metrics
+from .ranking import Ranked, Ranker
+from .ranking.merge import Cluster, assignments, cluster_topics
+from .ranking.window import ConversationWindow
+from .sessions import Session, SessionManager, clean_utterance
+from .settings import PROJECT_ROOT, Settings
+from .store import Store, StoredTopic
+
+__all__ = ["Runtime", "UtteranceResult"]
+
+log = logging.getLogger("trendlens.runtime")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class UtteranceResult:
+    captions: list[Caption]
+    decision: dict[str, Any] | None
+    warning: str | None = None
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    store: Store
+    collector: Collector
+    sessions: SessionManager
+    hud: HudHub
+    metrics: Metrics = field(default_factory=Metrics)
+    displays: dict[str, Display] = field(default_factory=dict)
+    ranker: Ranker | None = None
+    model_error: str | None = None
+    clusters: dict[str, Cluster] = field(default_factory=dict)  # topic id -> its cluster
+    stored: dict[str, StoredTopic] = field(default_factory=dict)
+    engine: WorkflowEngine | None = None
+    summarizer: Callable[..., Any] | None = None
+    _refresh_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _assignments: dict[str, str] = field(default_factory=dict)  # keeps cluster ids stable across cycles
+
+    @property
+    def model_name(self) -> str | None:
+        embedder = self.ranker.embedder if self.ranker else None
+        return getattr(embedder, "name", None) if embedder is not None else None
+
+    @property
+    def chat_threshold(self) -> float:
+        """Relevance a chat answer needs before it is preferred over plain hotness."""
+        return self.ranker.weights.gate_threshold if self.ranker else 1.0
+
+    # -- construction ----------------------------------------------------------
+    @classmethod
+    def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
+              embedder: Any = "settings") -> Runtime:
+        """Wire every part; the model is loaded later by `start` (off the event loop)."""
+        store = store or Store(settings.db_path)
+        runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
+                      sessions=SessionManager(store), hud=HudHub())
+        runtime._embedder_choice = embedder
+        runtime.displays = runtime._build_displays()
+        runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or PROJECT_ROOT / "workflows")
+        return runtime
+
+    def _build_displays(self) -> dict[str, Display]:
+        """The HUD hub always; stdout/webhook when configured (mentra is mounted by the API)."""
+        import httpx
+
+        from .display import StdoutDisplay, WebhookDisplay
+
+        displays: dict[str, Display] = {"hud": self.hud}
+        s = self.settings
+        for name in s.displays:
+            if name == "stdout":
+                displays[name] = StdoutDisplay()
+            elif name == "webhook":
+                if not s.webhook_url or not s.webhook_secret:
+                    raise ConfigError("display 'webhook' needs TRENDLENS_WEBHOOK_URL and TRENDLENS_WEBHOOK_SECRET")
+                displays[name] = WebhookDisplay(s.webhook_url, client=httpx.AsyncClient(timeout=5.0),
+                                                secret=s.webhook_secret.get_secret_value())
+            elif name not in ("hud", "mentra"):
+                raise UnknownNameError("display", name, ("stdout", "webhook", "hud", "mentra"))
+        return displays
+
+    async def start(self) -> None:
+        """Load the embedding model (degrading to lexical ranking if it fails) and index the store."""
+        from .ranking import EmbeddingCache, MicroBatcher, build_embedder
+
+        embedder = None
+        choice = getattr(self, "_embedder_choice", "settings")
+        try:
+            if choice == "settings":
+                embedder = await asyncio.to_thread(build_embedder, self.settings)
+            else:
+                embedder = choice
+        except ModelError as exc:
+            self.model_error = str(exc)
+            log.error("embedding model unavailable, ranking lexically only: %s", exc)
+        batcher = MicroBatcher(embedder) if embedder is not None else None
+        cache = EmbeddingCache.for_settings(self.settings) if embedder is not None else None
+        self.ranker = Ranker(embedder, batcher=batcher, cache=cache)
+        if embedder is not None:
+            log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
+        await self.refresh_topics()
+
+    async def aclose(self) -> None:
+        for display in self.displays.values():
+            try:
+                await display.aclose()
+            except Exception as exc:  # noqa: BLE001 - closing must go on for the others
+                log.warning("closing display %s: %s", getattr(display, "name", "?"), exc)
+        await self.collector.aclose()
+        if self.ranker is not None and self.ranker.batcher is not None:
+            self.ranker.batcher.close()
+
+    async def in_thread(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    # -- topics ------------------------------------------------------------------
+    async def refresh_topics(self) -> int:
+        """Re-index the current snapshot of every source and re-cluster across platforms."""
+        async with self._refresh_lock:
+            current = await asyncio.to_thread(self.store.current)
+            if self.ranker is None:
+                return len(current)
+            ranker = self.ranker
+            await asyncio.to_thread(ranker.index, current)
+            topics = [e.topic for e in ranker.entries]
+            clusters = await asyncio.to_thread(
+                cluster_topics, topics, embedder=ranker.embedder,
+                vectors=ranker.matrix if ranker.embedder is not None and len(ranker.matrix) == len(topics) else None,
+                previous=self._assignments)
+            self._assignments = assignments(clusters)
+            self.stored = {s.topic.id: s for s in current}
+            self.clusters = {m.id: c for c in clusters for m in c.members}
+            log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
+            return len(current)
+
+    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
+                   exclude: set[str] | None = None, gate: bool = False) -> list[Ranked]:
+        """Rank current topics; one result per cross-platform cluster (its best member)."""
+        if self.ranker is None:
+            return []
+        started = time.perf_counter()
+        raw = await self.ranker.rank(query, top_k=top_k * 3, prior=prior, mmr=mmr, exclude=exclude, gate=gate)
+        self.metrics.ranking_seconds.observe(time.perf_counter() - started)
+        seen: set[str] = set()
+        out = []
+        for r in raw:
+            cluster = self.clusters.get(r.topic.id)
+            key = cluster.id if cluster else r.topic.id
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(r)
+            if len(out) == top_k:
+                break
+        return out
+
+    def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
+                        session_id: str | None = None) -> Caption:
+        topic = ranked.topic
+        cluster = self.clusters.get(topic.id)
+        members = cluster.members if cluster else [topic]
+        platforms = [(m.source, m.rank) for m in sorted(members, key=lambda m: (m.rank or 999))]
+        stored = self.stored.get(topic.id)
+        heat = cluster.heat if cluster else topic.heat
+        return compose_caption(title=topic.title, platforms=platforms, heat=heat,
+                               trend=stored.trend if stored else "steady", profile=profile,
+                               summary=topic.summary, score=ranked.score, topic_id=topic.id, ttl_ms=ttl_ms,
+                               session_id=session_id)
+
+    async def summarize_caption(self, caption: Caption, context: str, *, timeout_s: float) -> Caption | None:
+        if self.summarizer is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.summarizer(caption, context), timeout_s)
+        except (TimeoutError, TrendLensError, OSError) as exc:
+            log.warning("summarizer failed, keeping the template caption: %s", exc)
+            return None
+
+    # -- output --------------------------------------------------------------------
+    async def push(self, item: Any, *, display: str = "session") -> list[str]:
+        names = ["hud", *[n for n in self.displays if n not in ("hud", "webhook")]] if display == "session" \
+            else [display]
+        delivered = []
+        for name in names:
+            target = self.displays.get(name)
+            if target is None:
+                continue  # not configured here: nothing to deliver to, not an error
+            if isinstance(item, Caption):
+                if await target.show(item):
+                    delivered.append(name)
+            elif hasattr(target, "send_digest"):
+                if await target.send_digest(item):
+                    delivered.append(name)
+        return delivered
+
+    # -- the live loop -------------------------------------------------------------
+    async def handle_utterance(self, session: Session, text: Any, *, final: bool = True) -> UtteranceResult:
+        """One utterance in, captions out (usually none): the glasses' whole loop."""
+        clean, warning = clean_utterance(text)
+        async with session.lock:
+            session.window.add(clean)
+            if not final:
+                # partial transcripts change word by word; deciding on them makes captions flicker
+                return UtteranceResult(captions=[], decision=None, warning=warning)
+            session.gate.hear(clean)
+            captions: list[Caption] = []
+            decision = None
+            assert self.engine is not None
+            for spec in self.engine.for_event("utterance"):
+                record = await self.engine.run(spec.name, trigger="event:utterance",
+                                               data={"session": session, "utterance": clean, "now": time.time()})
+                d = record.data.get("decision")
+                made = record.data.get("caption") if record.status == "ok" else None
+                if made is not None:
+                    captions.append(made)
+                    session.last_caption = made
+                if d is not None:
+                    decision = d.public()
+                    self.metrics.decisions.inc(d.reason)
+                    await asyncio.to_thread(self.sessions.record, session, clean, d, made)
+            return UtteranceResult(captions=captions, decision=decision, warning=warning)

@@ -1,0 +1,123 @@
+"""Live glasses sessions: conversation window, gate state, what was shown and why.
+
+Session state that matters after a restart (id, token, profile, every decision)
+is in the store; the conversation window is deliberately memory-only — speech
+from before a restart is stale by the time the service is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .captions.caption import Caption
+from .captions.profiles import get_profile
+from .errors import InputError
+from .gating import Decision, GatePolicy, SessionGate
+from .models import utcnow
+from .ranking.window import ConversationWindow
+from .store import Store
+
+__all__ = ["MAX_UTTERANCE_CHARS", "Session", "SessionManager", "clean_utterance"]
+
+Frequency = Literal["low", "medium", "high"]
+MAX_UTTERANCE_CHARS = 2000  # ~1 minute of fast speech; anything longer is not one utterance
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_utterance(text: Any) -> tuple[str, str | None]:
+    """Normalise one utterance; returns (text, warning). Empty text is an InputError."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("utterance is not valid UTF-8") from None
+    if not isinstance(text, str):
+        raise InputError("utterance text must be a string")
+    text = "".join(ch for ch in text if ch.isprintable() or ch in " \t\n")
+    text = " ".join(text.split())
+    if not text:
+        raise InputError("utterance text is empty")
+    if len(text) > MAX_UTTERANCE_CHARS:
+        # keep the end: the newest words are what the table is talking about now
+        return text[-MAX_UTTERANCE_CHARS:], f"utterance truncated to its last {MAX_UTTERANCE_CHARS} characters"
+    return text, None
+
+
+@dataclass
+class Session:
+    id: str
+    profile: str
+    frequency: Frequency
+    token_hash: str
+    window: ConversationWindow = field(default_factory=ConversationWindow)
+    gate: SessionGate = field(default_factory=SessionGate)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    last_caption: Caption | None = None
+
+    def check_token(self, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(self.token_hash, _hash(token or ""))
+
+
+class SessionManager:
+    def __init__(self, store: Store, policy: GatePolicy | None = None) -> None:
+        self.store = store
+        self.policy = policy or GatePolicy()
+        self._live: dict[str, Session] = {}
+
+    def create(self, profile: str = "hud-web", frequency: Frequency = "medium") -> tuple[Session, str]:
+        get_profile(profile)  # unknown profiles fail here, listing the valid ones
+        session_id = "s_" + secrets.token_urlsafe(12)
+        token = secrets.token_urlsafe(24)
+        with self.store.transaction() as db:
+            db.execute("INSERT INTO sessions (id, token_hash, profile, frequency, created_at) VALUES (?, ?, ?, ?, ?)",
+                       (session_id, _hash(token), profile, frequency, utcnow().isoformat()))
+        session = self._materialise(session_id, profile, frequency, _hash(token))
+        return session, token
+
+    def get(self, session_id: str) -> Session | None:
+        live = self._live.get(session_id)
+        if live is not None:
+            return live
+        rows = self.store.query("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        return self._materialise(r["id"], r["profile"], r["frequency"], r["token_hash"])
+
+    def _materialise(self, session_id: str, profile: str, frequency: Frequency, token_hash: str) -> Session:
+        session = Session(id=session_id, profile=profile, frequency=frequency, token_hash=token_hash,
+                          gate=SessionGate(policy=self.policy.with_frequency(frequency)))
+        self._live[session_id] = session
+        return session
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def record(self, session: Session, utterance: str, decision: Decision, caption: Caption | None) -> None:
+        with self.store.transaction() as db:
+            db.execute(
+                "INSERT INTO decisions (session_id, at, utterance, show, reason, topic_id, score, detail, caption) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session.id, utcnow().isoformat(), utterance[:500], int(decision.show), decision.reason,
+                 decision.topic_id, decision.score, decision.detail,
+                 json.dumps(caption.to_public(), ensure_ascii=False) if caption else None))
+
+    def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM decisions WHERE session_id = ?" + (" AND show = 1" if shown_only else "")
+        rows = self.store.query(sql + " ORDER BY id DESC LIMIT ?", (session_id, limit))
+        out = []
+        for r in reversed(rows):
+            decision = {"at": r["at"], "utterance": r["utterance"], "show": bool(r["show"]), "reason": r["reason"],
+                        "topic_id": r["topic_id"], "score": r["score"], "detail": r["detail"]}
+            caption = json.loads(r["caption"]) if r["caption"] else None
+            out.append({**(caption or {}), "decision": decision} if caption else {"decision": decision})
+        return out
