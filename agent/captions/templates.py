@@ -1,0 +1,186 @@
+"""Compose a trending topic into a caption: the title, then where it is hot and how it moves.
+
+    微博热搜第一的那个话题            ← title (as many lines as the profile spares)
+    微博#3 · 抖音#5 ↑ 1854万          ← meta line, always kept
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal, assert_never
+
+from ..models import detect_lang
+from .caption import Caption
+from .fit import fit_text
+from .graphemes import clean_text
+from .profiles import DisplayProfile, resolve_profile
+
+__all__ = ["PLATFORM_LABELS", "Trend", "compose_caption", "format_heat", "meta_line", "platform_label"]
+
+Trend = Literal["new", "rising", "falling", "steady"]
+CaptionLang = Literal["zh", "en"]
+
+PLATFORM_LABELS: dict[str, str] = {
+    "weibo": "微博",
+    "zhihu": "知乎",
+    "baidu": "百度",
+    "douyin": "抖音",
+    "bilibili": "B站",
+    "toutiao": "头条",
+    "tieba": "贴吧",
+    "v2ex": "V2EX",
+    "hackernews": "HN",
+    "reddit": "Reddit",
+    "google_trends": "Google",
+    "github_trending": "GitHub",
+    "wikipedia": "Wiki",
+}
+# What an English heat number counts, where the platform says so.
+_HEAT_UNITS_EN: dict[str, str] = {
+    "hackernews": "pts",
+    "reddit": "pts",
+    "github_trending": "★",
+    "wikipedia": "views",
+}
+_SEP = " · "
+_MAX_PLATFORMS = 4
+
+
+def platform_label(platform: str) -> str:
+    """Display name of a platform ("weibo" → "微博"); unknown names pass through."""
+    return PLATFORM_LABELS.get(platform, platform)
+
+
+def _compact(value: float, unit: float, suffix: str) -> str:
+    scaled = value / unit
+    text = f"{scaled:.1f}".removesuffix(".0") if scaled < 10 else f"{scaled:.0f}"
+    return text + suffix
+
+
+def format_heat(heat: float, lang: CaptionLang) -> str:
+    """1854万 / 3.1亿 for Chinese, 412 / 12k / 1.5M for English."""
+    heat = max(heat, 0.0)
+    if lang == "zh":
+        if heat >= 1e8:
+            return _compact(heat, 1e8, "亿")
+        if heat >= 1e4:
+            return _compact(heat, 1e4, "万")
+        return f"{heat:.0f}"
+    if lang == "en":
+        if heat >= 1e9:
+            return _compact(heat, 1e9, "B")
+        if heat >= 1e6:
+            return _compact(heat, 1e6, "M")
+        if heat >= 1e3:
+            return _compact(heat, 1e3, "k")
+        return f"{heat:.0f}"
+    assert_never(lang)
+
+
+def _trend_marks(trend: Trend, lang: CaptionLang, emoji: bool) -> tuple[str, str]:
+    """(prefix, suffix) around the platform list."""
+    if trend == "new":
+        return ("🆕 " if emoji else ("新 " if lang == "zh" else "NEW ")), ""
+    if trend == "rising":
+        return "", " ↑"
+    if trend == "falling":
+        return "", " ↓"
+    if trend == "steady":
+        return "", ""
+    assert_never(trend)
+
+
+def meta_line(
+    platforms: list[tuple[str, int | None]], heat: float | None, trend: Trend, lang: CaptionLang,
+    *, emoji: bool = True,
+) -> str:
+    """"微博#3 · 抖音#5 ↑ 1854万" / "🆕 HN #2 · 412 pts" (not yet fitted)."""
+    hash_sep = "#" if lang == "zh" else " #"
+    where = _SEP.join(
+        platform_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
+    )
+    prefix, suffix = _trend_marks(trend, lang, emoji)
+    line = f"{prefix}{where}{suffix}".strip()
+    if heat is not None and heat > 0:
+        amount = format_heat(heat, lang)
+        if lang == "zh":
+            line = f"{line} {amount}" if line else amount
+        else:
+            unit = _HEAT_UNITS_EN.get(platforms[0][0], "") if platforms else ""
+            amount = f"{amount} {unit}" if unit else amount
+            line = f"{line}{_SEP}{amount}" if line else amount
+    return line
+
+
+def _fitted_meta(
+    prof: DisplayProfile, platforms: list[tuple[str, int | None]], heat: float | None, trend: Trend,
+    lang: CaptionLang,
+) -> str:
+    """The meta line on one line: fewer platforms before truncating with an ellipsis."""
+    shown = platforms[:_MAX_PLATFORMS]
+    while True:
+        line = meta_line(shown, heat, trend, lang, emoji=prof.emoji)
+        fits = prof.width(line) <= prof.line_width and (
+            prof.max_bytes is None or len(line.encode()) <= prof.max_bytes
+        )
+        if fits or len(shown) <= 1:
+            break
+        shown = shown[:-1]
+    fitted = fit_text(line, prof, max_lines=1)
+    return fitted[0] if fitted else ""
+
+
+def compose_caption(
+    *,
+    title: str,
+    platforms: list[tuple[str, int | None]],
+    heat: float | None,
+    trend: Trend,
+    profile: DisplayProfile | str,
+    summary: str | None = None,
+    score: float,
+    topic_id: str,
+    ttl_ms: int | None = None,
+    session_id: str | None = None,
+    lang: CaptionLang | None = None,
+    now: float | None = None,
+) -> Caption:
+    """A caption that fits `profile`: title lines, the meta line, then the summary if room is left.
+
+    `platforms` are (platform, rank) pairs, best first; `lang` defaults to the
+    title's script (Chinese → 万/亿, otherwise k/M). The meta line is always kept;
+    the title gets up to max_lines-1 lines (one fewer when a summary is given).
+    """
+    prof = resolve_profile(profile)
+    title = clean_text(title)
+    lang = lang or ("zh" if detect_lang(title) in ("zh", "ja") else "en")
+    meta = _fitted_meta(prof, platforms, heat, trend, lang)
+    meta_lines = [meta] if meta else []
+
+    budget = None if prof.max_bytes is None else prof.max_bytes - len(meta.encode()) - 1
+    title_room = prof.max_lines - len(meta_lines)
+    if summary and title_room >= 2:
+        title_room -= 1
+    title_lines = fit_text(title, prof, title_room, max_bytes=budget) if budget is None or budget > 0 else []
+
+    summary_lines: list[str] = []
+    summary_room = prof.max_lines - len(meta_lines) - len(title_lines)
+    if summary and summary_room > 0:
+        used = len("\n".join(title_lines + meta_lines).encode())
+        left = None if prof.max_bytes is None else prof.max_bytes - used - 1
+        if left is None or left > 0:
+            summary_lines = fit_text(summary, prof, summary_room, max_bytes=left)
+
+    lines = tuple(title_lines + meta_lines + summary_lines)
+    return Caption(
+        topic_id=topic_id,
+        title=title,
+        text="\n".join(lines),
+        lines=lines,
+        score=score,
+        source="+".join(p for p, _ in platforms),
+        ttl_ms=prof.ttl_ms if ttl_ms is None else ttl_ms,
+        profile=prof.name,
+        created_at=time.time() if now is None else now,
+        session_id=session_id,
+    )
