@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
@@ -37,6 +38,9 @@ class Collector:
     transport: httpx.AsyncBaseTransport | None = None
     breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
     replaying: bool = False
+    metrics: Any = None  # agent.metrics.Metrics, when running as a service
+    # awaited after each stored cycle (the runtime re-indexes topics there)
+    listeners: list[Callable[[list[SourceOutcome]], Awaitable[None]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.sources:
@@ -79,11 +83,16 @@ class Collector:
                 outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
             await asyncio.to_thread(self.store.record_cycle, outcomes, started_at=started)
         for o in outcomes:
+            if self.metrics is not None:
+                self.metrics.fetches.inc(o.source, o.status)
             if o.ok:
                 log.info("%s: %d topics in %.2fs%s", o.source, len(o.topics), o.elapsed_s,
                          " (replayed)" if self.replaying else "")
             else:
                 log.warning("%s", o.error)
+        if any(o.ok for o in outcomes):
+            for listener in self.listeners:
+                await listener(outcomes)
         return outcomes
 
     async def aclose(self) -> None:

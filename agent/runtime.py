@@ -78,6 +78,13 @@ class Runtime:
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
                       sessions=SessionManager(store), hud=HudHub())
         runtime._embedder_choice = embedder
+        runtime.collector.metrics = runtime.metrics
+        runtime.collector.listeners.append(runtime._on_cycle)
+        runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
+        runtime.metrics.gauge("trendlens_topics_indexed", "Topics in the ranking index", lambda: len(runtime.stored))
+        runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
+                              lambda: runtime.ranker.batcher.queue_depth
+                              if runtime.ranker and runtime.ranker.batcher else 0)
         runtime.displays = runtime._build_displays()
         runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or PROJECT_ROOT / "workflows")
         return runtime
@@ -136,6 +143,10 @@ class Runtime:
     async def in_thread(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
+    async def _on_cycle(self, outcomes: list[Any]) -> None:
+        if self.ranker is not None:  # before start() there is nothing to re-index yet
+            await self.refresh_topics()
+
     # -- topics ------------------------------------------------------------------
     async def refresh_topics(self) -> int:
         """Re-index the current snapshot of every source and re-cluster across platforms."""
@@ -182,7 +193,10 @@ class Runtime:
         topic = ranked.topic
         cluster = self.clusters.get(topic.id)
         members = cluster.members if cluster else [topic]
-        platforms = [(m.source, m.rank) for m in sorted(members, key=lambda m: (m.rank or 999))]
+        best: dict[str, int | None] = {}
+        for m in sorted(members, key=lambda m: (m.rank or 999)):
+            best.setdefault(m.source, m.rank)  # one entry per platform, its best rank
+        platforms = list(best.items())[:4]
         stored = self.stored.get(topic.id)
         heat = cluster.heat if cluster else topic.heat
         return compose_caption(title=topic.title, platforms=platforms, heat=heat,
@@ -217,11 +231,13 @@ class Runtime:
         return delivered
 
     # -- the live loop -------------------------------------------------------------
-    async def handle_utterance(self, session: Session, text: Any, *, final: bool = True) -> UtteranceResult:
+    async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,
+                               now: float | None = None) -> UtteranceResult:
         """One utterance in, captions out (usually none): the glasses' whole loop."""
         clean, warning = clean_utterance(text)
+        now = time.time() if now is None else now
         async with session.lock:
-            session.window.add(clean)
+            session.window.add(clean, ts=now)
             if not final:
                 # partial transcripts change word by word; deciding on them makes captions flicker
                 return UtteranceResult(captions=[], decision=None, warning=warning)
@@ -231,7 +247,7 @@ class Runtime:
             assert self.engine is not None
             for spec in self.engine.for_event("utterance"):
                 record = await self.engine.run(spec.name, trigger="event:utterance",
-                                               data={"session": session, "utterance": clean, "now": time.time()})
+                                               data={"session": session, "utterance": clean, "now": now})
                 d = record.data.get("decision")
                 made = record.data.get("caption") if record.status == "ok" else None
                 if made is not None:

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import fetching, parse, rank, serve
+from . import demo, fetching, parse, rank, serve
 
-COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, serve)
+COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, serve, demo)

@@ -62,8 +62,7 @@ class FetchParams(_Params):
 
 
 async def fetch(ctx: RunContext, p: FetchParams) -> str:
-    outcomes = await ctx.runtime.collector.cycle(p.sources)
-    await ctx.runtime.refresh_topics()
+    outcomes = await ctx.runtime.collector.cycle(p.sources)  # the runtime re-indexes after each cycle
     ok = sum(o.ok for o in outcomes)
     ctx.data["fetch"] = {o.source: o.status for o in outcomes}
     return f"{ok}/{len(outcomes)} sources ok"

@@ -1,0 +1,164 @@
+"""`trendlens demo`: a New Year's Eve dinner (and an English one) replayed through the live loop, offline.
+
+Recorded hot lists stand in for the platforms, a scripted conversation for the
+glasses' speech-to-text. Each utterance is printed with the caption the wearer
+would see — or why the glasses stayed quiet — while the HUD page is served so a
+browser can watch along.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+from statistics import median
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from ..errors import InputError
+from ..settings import PROJECT_ROOT, get_settings
+
+SCRIPTS = {
+    "zh": PROJECT_ROOT / "fixtures" / "conversations" / "spring_festival_dinner.jsonl",
+    "en": PROJECT_ROOT / "fixtures" / "conversations" / "english_dinner.jsonl",
+}
+QUIET = {
+    "not_enough_speech": "waiting for more speech", "no_candidate": "nothing trending matches",
+    "below_threshold": "nothing relevant enough", "display_locked": "a caption is still on screen",
+    "cooldown": "cooling down between captions", "duplicate": "already shown",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="offline demo: a family dinner replayed through the live caption loop")
+    p.add_argument("--lang", choices=["zh", "en", "both"], default="both")
+    p.add_argument("--speed", type=float, default=3.0, help="replay speed (1 = real time; 0 = no pauses)")
+    p.add_argument("--profile", default="even-g1", help="display profile of the demo glasses")
+    p.add_argument("--port", type=int, default=8000, help="HUD page port on 127.0.0.1 (0 = don't serve)")
+    p.add_argument("--script", type=Path, help="your own conversation (.jsonl of {t, speaker, text})")
+    p.set_defaults(func=run)
+
+
+def load_script(path: Path) -> list[dict]:
+    lines = []
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+            lines.append({"t": float(item["t"]), "speaker": str(item.get("speaker", "")), "text": str(item["text"])})
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise InputError(f"{path}:{n}: expected {{\"t\": seconds, \"speaker\": ..., \"text\": ...}}") from None
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    scripts = [args.script] if args.script else [SCRIPTS[k] for k in (["zh", "en"] if args.lang == "both" else
+                                                                      [args.lang])]
+    conversations = [(p, load_script(p)) for p in scripts]
+    return asyncio.run(_demo(args, conversations))
+
+
+async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[dict]]]) -> int:
+    from ..runtime import Runtime
+
+    console = Console()
+    base = get_settings()
+    data_dir = base.data_dir / "demo"
+    # a fresh store each run (the embedding cache beside it is kept: titles are embedded once)
+    for stale in data_dir.glob("trendlens.sqlite3*"):
+        stale.unlink()
+    settings = base.model_copy(update={"offline": True, "data_dir": data_dir, "displays": []})
+    logging.getLogger("trendlens").setLevel(logging.WARNING)
+    with console.status("loading recorded hot lists and the embedding model…"):
+        runtime = Runtime.build(settings)
+        await runtime.collector.cycle()
+        await runtime.start()
+    ok = len(runtime.stored)
+    console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from "
+                  f"{len({t.topic.source for t in runtime.stored.values()})} platforms (recorded, offline); "
+                  f"model: {runtime.model_name or 'lexical only'}")
+    server_task = None
+    if args.port:
+        server_task = await _serve(runtime, args.port, console)
+    latencies: list[float] = []
+    shown = 0
+    try:
+        for path, lines in conversations:
+            session, token = runtime.sessions.create(args.profile)
+            title = path.stem.replace("_", " ")
+            console.rule(f"[bold]{title}[/]  ·  glasses: {args.profile}")
+            if args.port:
+                console.print(f"[dim]HUD: http://127.0.0.1:{args.port}/hud/{session.id}?token={token}[/]")
+            start = time.time()
+            previous_t = 0.0
+            for line in lines:
+                if args.speed > 0:
+                    await asyncio.sleep(max(0.0, line["t"] - previous_t) / args.speed)
+                previous_t = line["t"]
+                t0 = time.perf_counter()
+                result = await runtime.handle_utterance(session, line["text"], now=start + line["t"])
+                ms = (time.perf_counter() - t0) * 1000
+                latencies.append(ms)
+                stamp = f"{int(line['t']) // 60:02d}:{int(line['t']) % 60:02d}"
+                console.print(Text.assemble((f" {stamp} ", "dim"), (f"{line['speaker']}: ", "bold cyan"), line["text"]))
+                if result.captions:
+                    for caption in result.captions:
+                        shown += 1
+                        console.print(Panel("\n".join(caption.lines), title=f"👓 {caption.source}",
+                                            subtitle=f"score {caption.score:.2f} · {ms:.0f} ms", expand=False,
+                                            border_style="green", style="bold green"), justify="left")
+                else:
+                    d = result.decision or {}
+                    why = QUIET.get(d.get("reason", ""), d.get("reason", ""))
+                    console.print(f"        [dim]· quiet — {why}[/] [dim italic]({ms:.0f} ms)[/]")
+        console.rule()
+        console.print(f"{len(latencies)} utterances, {shown} captions shown, decision latency median "
+                      f"{median(latencies):.0f} ms, max {max(latencies):.0f} ms")
+    finally:
+        if server_task is not None:
+            server_task.cancel()
+        await runtime.aclose()
+        runtime.store.close()
+    return 0
+
+
+async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyped-def]
+    import uvicorn
+
+    from ..api import create_app
+
+    app = create_app(runtime.settings, runtime=_Started(runtime), schedule=False, announce_key=False)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    task = asyncio.create_task(server.serve())
+    for _ in range(100):
+        if server.started or task.done():
+            break
+        await asyncio.sleep(0.05)
+    if task.done():
+        console.print(f"[yellow]HUD page not served: port {port} is busy (use --port)[/]")
+        return None
+    return task
+
+
+class _Started:
+    """The demo's runtime, already started: the app's lifespan must not start it twice."""
+
+    def __init__(self, runtime) -> None:  # type: ignore[no-untyped-def]
+        self._rt = runtime
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._rt, name)
+
+    async def start(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+

@@ -1,0 +1,239 @@
+"""The API contract as a client sees it: status codes, shapes, and errors that are JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.api.conftest import AUTH, HOSTILE
+
+
+def session(client, profile="even-g1"):
+    r = client.post("/v1/sessions", json={"profile": profile}, headers=AUTH)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def assert_error(r, status):
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and body["error"]["message"] and "Traceback" not in r.text
+    return body["error"]
+
+
+# -- auth ---------------------------------------------------------------------------
+@pytest.mark.parametrize("path", ["/v1/topics", "/v1/sources", "/v1/models", "/v1/digest"])
+def test_every_v1_endpoint_needs_a_key(client, path):
+    assert_error(client.get(path), 401)
+    assert_error(client.get(path, headers={"Authorization": "Bearer wrong"}), 401)
+    assert_error(client.get(path, headers={"Authorization": "Basic abc"}), 401)
+    assert client.get(path, headers=AUTH).status_code == 200
+
+
+def test_post_endpoints_need_a_key_too(client):
+    assert_error(client.post("/v1/sessions", json={}), 401)
+    assert_error(client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]}), 401)
+    assert_error(client.post("/metis/agent/api/sse", json={}), 401)
+
+
+def test_rate_limit_answers_429_with_retry_after(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from agent.api import create_app
+    from tests.api.conftest import make_runtime
+
+    runtime = make_runtime(tmp_path / "d", rate_limit_per_s=1, rate_limit_burst=3)
+    with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
+        codes = [c.get("/v1/models", headers=AUTH).status_code for _ in range(5)]
+        assert codes[:3] == [200, 200, 200] and codes[-1] == 429
+        r = c.get("/v1/models", headers=AUTH)
+        assert_error(r, 429)
+        assert int(r.headers["Retry-After"]) >= 1
+
+
+# -- bad input ----------------------------------------------------------------------------
+def test_malformed_json_is_a_json_4xx(client):
+    r = client.post("/v1/sessions", content=b'{"profile": ', headers={**AUTH, "Content-Type": "application/json"})
+    assert "not valid JSON" in assert_error(r, 422)["message"]
+
+
+def test_wrong_types_and_unknown_profile(client):
+    assert_error(client.post("/v1/sessions", json={"profile": 5}, headers=AUTH), 422)
+    err = assert_error(client.post("/v1/sessions", json={"profile": "nope"}, headers=AUTH), 400)
+    assert "even-g1" in err["message"]  # lists the valid profiles
+    s = session(client)
+    assert_error(client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": ["x"]}, headers=AUTH), 422)
+    assert_error(client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "   "}, headers=AUTH), 422)
+
+
+def test_oversize_body_is_413(client):
+    big = json.dumps([{"id": str(i), "title": "x" * 500} for i in range(3000)])
+    assert_error(client.post("/v1/topics", content=big, headers={**AUTH, "Content-Type": "application/json"}), 413)
+
+
+def test_unknown_ids_are_404(client):
+    assert_error(client.get("/v1/topics/nope:nothing", headers=AUTH), 404)
+    assert_error(client.post("/v1/sessions/s_missing/utterances", json={"text": "hi"}, headers=AUTH), 404)
+    assert_error(client.get("/v1/sessions/s_missing/captions", headers=AUTH), 404)
+    assert_error(client.get("/v1/nowhere", headers=AUTH), 404)
+
+
+# -- topics -------------------------------------------------------------------------------
+def test_topics_by_heat_and_filters(client):
+    items = client.get("/v1/topics?limit=10", headers=AUTH).json()["items"]
+    assert len(items) == 10
+    heats = [i["heat"] or 0 for i in items]
+    assert heats == sorted(heats, reverse=True)
+    zh = client.get("/v1/topics?lang=zh&source=weibo&limit=5", headers=AUTH).json()["items"]
+    assert zh and all(i["source"] == "weibo" and i["lang"] == "zh" for i in zh)
+
+
+def test_ingested_topics_rank_like_fetched_ones(client):
+    body = [{"id": "my-1", "title": "Quantum toaster reaches room temperature", "source": "mylab", "heat": 10},
+            {"id": "my-2", "title": "家里的猫学会了开冰箱", "heat": 5}]
+    r = client.post("/v1/topics", json=body, headers=AUTH)
+    assert r.status_code == 201 and r.json()["ids"] == ["my-1", "my-2"]
+    ranked = client.get("/v1/topics", params={"q": "quantum toaster room temperature"}, headers=AUTH).json()
+    assert ranked["order"] == "relevance" and ranked["items"][0]["id"] == "my-1"
+    one = client.get("/v1/topics/my-1", headers=AUTH).json()
+    assert one["title"].startswith("Quantum") and len(one["history"]) == 1
+    assert_error(client.post("/v1/topics", json=[{"title": "no id"}], headers=AUTH), 422)
+    assert_error(client.post("/v1/topics", json={"id": "x"}, headers=AUTH), 422)
+
+
+def test_topic_detail_has_history_and_cluster(client):
+    first = client.get("/v1/topics?source=weibo&limit=1", headers=AUTH).json()["items"][0]
+    detail = client.get(f"/v1/topics/{first['id']}", headers=AUTH).json()
+    assert detail["history"][0]["heat"] == first["heat"]
+    assert detail["cluster"] is None or first["id"] in [m["id"] for m in detail["cluster"]["members"]]
+
+
+def test_sources_health(client):
+    items = {s["name"]: s for s in client.get("/v1/sources", headers=AUTH).json()["items"]}
+    assert items["weibo"]["status"] == "ok" and items["weibo"]["last_count"] > 0
+
+
+# -- sessions ------------------------------------------------------------------------------
+def test_session_utterance_caption_and_decision_record(client):
+    s = session(client)
+    assert s["token"] and s["hud_url"].endswith(s["token"])
+    r = client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "今年春晚的机器人扭秧歌你们看了吗", "final": True},
+                    headers=AUTH)
+    assert r.status_code == 200
+    body = r.json()
+    assert isinstance(body["captions"], list) and body["decision"]["reason"]
+    if body["captions"]:
+        cap = body["captions"][0]
+        assert {"topic_id", "text", "lines", "score", "source", "ttl_ms"} <= set(cap)
+        assert cap["text"] == "\n".join(cap["lines"]) and len(cap["lines"]) <= 5
+    history = client.get(f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
+    assert history[-1]["decision"]["utterance"].startswith("今年春晚")
+
+
+def test_partial_transcripts_never_caption(client):
+    s = session(client)
+    r = client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌", "final": False}, headers=AUTH)
+    assert r.json() == {"captions": [], "decision": None, "warning": None}
+
+
+def test_huge_utterance_is_truncated_with_a_warning(client):
+    s = session(client)
+    r = client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚 " * 30000}, headers=AUTH)
+    assert r.status_code == 200 and "truncated" in r.json()["warning"]
+
+
+def test_websocket_stream(client):
+    s = session(client)
+    with client.websocket_connect(f"/v1/sessions/{s['id']}/stream", headers=AUTH) as ws:
+        ws.send_text("not json")
+        assert ws.receive_json()["type"] == "error"
+        ws.send_json({"type": "utterance", "text": "", "final": True})
+        assert "empty" in ws.receive_json()["message"]
+        ws.send_json({"type": "utterance", "text": "春晚机器人扭秧歌太好笑了", "final": True})
+        frames = []
+        while not frames or frames[-1]["type"] != "decision":
+            frames.append(ws.receive_json())
+        for frame in frames[:-1]:
+            assert frame["type"] == "caption" and frame["lines"]
+    # the session token works too (the HUD page has no API key)
+    with client.websocket_connect(f"/v1/sessions/{s['id']}/stream?token={s['token']}") as ws:
+        ws.send_json({"type": "utterance", "text": "hello there", "final": False})
+        assert ws.receive_json()["type"] == "decision"
+
+
+def test_websocket_refuses_without_credentials(client):
+    from starlette.websockets import WebSocketDisconnect
+
+    s = session(client)
+    with pytest.raises(WebSocketDisconnect) as exc, client.websocket_connect(f"/v1/sessions/{s['id']}/stream") as ws:
+        ws.receive_json()
+    assert exc.value.code == 4401
+
+
+# -- chat, lingzhu, digest ----------------------------------------------------------------------
+def test_chat_completion_shape(client):
+    r = client.post("/v1/chat/completions", headers=AUTH, json={
+        "model": "trendlens", "messages": [{"role": "user", "content": "最近有什么关于春晚的热梗?"}]})
+    body = r.json()
+    assert r.status_code == 200 and body["object"] == "chat.completion"
+    text = body["choices"][0]["message"]["content"]
+    assert "热度" in text and "https://" in text
+    assert_error(client.post("/v1/chat/completions", headers=AUTH, json={"messages": []}), 422)
+
+
+def test_lingzhu_streams_answer_frames_and_done(client):
+    r = client.post("/metis/agent/api/sse", headers=AUTH, json={
+        "message_id": "m1", "agent_id": "a1",
+        "message": [{"role": "user", "type": "text", "text": "最近有什么关于春晚的热梗"}],
+        "metadata": {"lang": "zh", "battery": 80}})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    events = [e for e in r.text.split("\n\n") if e.strip()]
+    frames = [json.loads(e.split("data: ", 1)[1]) for e in events[:-1]]
+    assert all(e.startswith("event: message") for e in events[:-1])
+    assert events[-1] == "event: done\ndata: [DONE]"
+    assert [f["is_finish"] for f in frames] == [False] * (len(frames) - 1) + [True]
+    assert all(f["type"] == "answer" and f["message_id"] == "m1" and f["agent_id"] == "a1" for f in frames)
+    assert "春晚" in "".join(f["answer_stream"] for f in frames)
+
+
+def test_hostile_titles_and_links_in_the_digest(client):
+    client.post("/v1/topics", headers=AUTH, json=[
+        {"id": "evil-1", "title": HOSTILE, "source": "weibo", "url": "https://weibo.com@evil.example/x", "heat": 9e9},
+        {"id": "evil-2", "title": "javascript link", "source": "weibo", "url": "javascript:alert(1)", "heat": 8e9}])
+    page = client.get("/v1/digest?format=html&limit=50", headers=AUTH).text
+    assert HOSTILE not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "evil.example" not in page and "javascript:" not in page
+    md = client.get("/v1/digest?format=md&limit=50", headers=AUTH).text
+    assert "<img" not in md and "evil.example" not in md
+    data = client.get("/v1/digest?format=json", headers=AUTH).json()
+    assert data["items"] and {"title", "platforms", "heat", "trend", "history"} <= set(data["items"][0])
+    assert_error(client.get("/v1/digest?since=yesterday", headers=AUTH), 422)
+
+
+# -- ops ----------------------------------------------------------------------------------------------
+def test_health_ready_metrics(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz").json()
+    assert ready["status"] == "ready" and ready["topics"] > 100
+    s = session(client)
+    client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "今年春晚的机器人扭秧歌你们看了吗"}, headers=AUTH)
+    text = client.get("/metrics").text
+    assert "trendlens_caption_decisions_total{reason=" in text
+    assert "trendlens_ranking_seconds_count 1" in text
+
+
+def test_hud_page_needs_the_session_token(client):
+    s = session(client)
+    assert_error(client.get(f"/hud/{s['id']}"), 401)
+    assert_error(client.get(f"/hud/{s['id']}?token=wrong"), 401)
+    page = client.get(f"/hud/{s['id']}?token={s['token']}")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+
+
+def test_openapi_docs_are_served(client):
+    spec = client.get("/openapi.json").json()
+    for path in ("/v1/topics", "/v1/sessions", "/v1/chat/completions", "/metis/agent/api/sse", "/v1/digest"):
+        assert path in spec["paths"]
+    assert client.get("/docs").status_code == 200
