@@ -50,6 +50,11 @@ FREQUENCIES: dict[str, dict[str, float]] = {
 class Candidate:
     topic_id: str
     score: float
+    key: str = ""  # what "the same topic" means for dedupe: its cross-platform cluster
+
+    @property
+    def story(self) -> str:
+        return self.key or self.topic_id
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +86,8 @@ class SessionGate:
         self.chars_since_decision += len("".join(text.split()))
 
     def recently_shown(self, now: float) -> set[str]:
-        return {tid for at, tid in self.shown if now - at < self.policy.dedupe_window_s}
+        """Stories (cluster keys, else topic ids) shown within the dedupe window."""
+        return {key for at, key in self.shown if now - at < self.policy.dedupe_window_s}
 
     def decide(self, candidates: list[Candidate], now: float) -> Decision:
         """Pick at most one candidate to show, given scores best first."""
@@ -93,7 +99,7 @@ class SessionGate:
         if not candidates:
             return Decision(show=False, reason="no_candidate", at=now)
         recent = self.recently_shown(now)
-        fresh = [c for c in candidates if c.topic_id not in recent]
+        fresh = [c for c in candidates if c.story not in recent]
         best = candidates[0]
         if not fresh:
             return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
@@ -121,7 +127,7 @@ class SessionGate:
         self.on_screen = candidate
         self.on_screen_until = now + self.policy.display_lock_s
         self.last_shown_at = now
-        self.shown.append((now, candidate.topic_id))
+        self.shown.append((now, candidate.story))
 
     def clear(self) -> None:
         self.on_screen = None

@@ -188,6 +188,17 @@ class Runtime:
                 break
         return out
 
+    def story_key(self, topic_id: str) -> str:
+        """The cross-platform story a topic belongs to (its cluster id, else itself)."""
+        cluster = self.clusters.get(topic_id)
+        return cluster.id if cluster else topic_id
+
+    def members_of(self, stories: set[str]) -> set[str]:
+        """Every topic id belonging to these stories."""
+        if not stories:
+            return set()
+        return {tid for tid, c in self.clusters.items() if c.id in stories} | stories
+
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
                         session_id: str | None = None) -> Caption:
         topic = ranked.topic

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import demo, fetching, parse, rank, serve
+from . import demo, doctor, fetching, parse, rank, serve, workflows
 
-COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, serve, demo)
+COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, workflows, serve, demo, doctor)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from ..errors import ConfigError
 
@@ -58,7 +58,23 @@ class EventTrigger(BaseModel):
     event: Literal["utterance"] = Field(description="run when this event arrives on a session")
 
 
-Trigger = Annotated[IntervalTrigger | CronTrigger | EventTrigger | Literal["manual"], Field(union_mode="left_to_right")]
+def _trigger_kind(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "manual"
+    if isinstance(value, dict):
+        return next((k for k in ("interval_s", "cron", "event") if k in value), None)
+    if isinstance(value, BaseModel):
+        return next((k for k in ("interval_s", "cron", "event") if hasattr(value, k)), None)
+    return None
+
+
+# Tagged by the key present, so an error speaks of the trigger the user meant to write.
+Trigger = Annotated[
+    Annotated[IntervalTrigger, Tag("interval_s")] | Annotated[CronTrigger, Tag("cron")]
+    | Annotated[EventTrigger, Tag("event")] | Annotated[Literal["manual"], Tag("manual")],
+    Discriminator(_trigger_kind, custom_error_type="trigger_kind",
+                  custom_error_message="trigger must be 'manual', {interval_s: N}, {cron: '...'} or {event: utterance}"),
+]
 
 
 class StepSpec(BaseModel):

@@ -77,7 +77,9 @@ class RankParams(_Params):
 
 async def rank(ctx: RunContext, p: RankParams) -> str:
     session = ctx.need("session", "rank")
-    exclude = session.gate.recently_shown(ctx.data.get("now", 0.0)) if session.gate else set()
+    # novelty: stories shown recently are suppressed in ranking too, not only by the gate
+    shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
+    exclude = ctx.runtime.members_of(shown)
     ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude)
     ctx.data["ranked"] = ranked
     return f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
@@ -130,7 +132,8 @@ async def gate(ctx: RunContext, p: GateParams) -> str:
 
     session = ctx.need("session", "gate")
     ranked = ctx.data.get("ranked", [])
-    decision = session.gate.decide([Candidate(topic_id=r.topic.id, score=r.score) for r in ranked],
+    key = ctx.runtime.story_key
+    decision = session.gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=key(r.topic.id)) for r in ranked],
                                    ctx.data.get("now", 0.0))
     ctx.data["decision"] = decision
     if not decision.show:

@@ -1,0 +1,150 @@
+"""Workflow files: loading, validation with file:line, step policies, recorded runs, triggers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+from agent.engine.runner import WorkflowEngine
+from agent.engine.spec import SCHEMA_HEADER, WorkflowSpec, load_workflow
+from agent.engine.steps import STEPS, Step, _Params
+from agent.engine.triggers import schedule_workflows
+from agent.errors import FetchError
+from agent.runtime import Runtime
+from agent.settings import PROJECT_ROOT, Settings
+
+WORKFLOWS = PROJECT_ROOT / "workflows"
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def runtime(tmp_path) -> Runtime:
+    return Runtime.build(Settings(data_dir=tmp_path / "data", offline=True, workflows_dir=tmp_path / "wf"))
+
+
+def test_shipped_workflows_load_and_carry_the_schema_header():
+    params = {n: s.Params for n, s in STEPS.items()}
+    for name in ("live_captions", "refresh_sources", "daily_digest"):
+        path = WORKFLOWS / f"{name}.yaml"
+        assert path.read_text(encoding="utf-8").splitlines()[0] == SCHEMA_HEADER
+        assert load_workflow(path, step_names=params).name == name
+
+
+def test_schema_file_is_up_to_date():
+    on_disk = json.loads((WORKFLOWS / "workflow.schema.json").read_text(encoding="utf-8"))
+    assert on_disk["properties"] == WorkflowSpec.model_json_schema()["properties"], \
+        "run `trendlens workflows schema`"
+
+
+def test_short_and_long_step_forms():
+    spec = WorkflowSpec.model_validate({"name": "x", "trigger": "manual", "steps": [
+        "gate", {"rank": {"top_k": 3}}, {"use": "push", "with": {"display": "hud"}, "timeout_s": 2, "retries": 1}]})
+    assert [(s.use, s.params) for s in spec.steps] == [("gate", {}), ("rank", {"top_k": 3}), ("push", {"display": "hud"})]
+    assert spec.steps[2].timeout_s == 2 and spec.steps[2].retries == 1
+
+
+@pytest.mark.parametrize(("body", "line", "message"), [
+    ("name: bad\ntrigger: manual\nsteps:\n  - rank: {top_k: 0}\n", 4, "top_k"),
+    ("name: bad\ntrigger: manual\nsteps:\n  - gate\n  - teleport\n", 5, "unknown step 'teleport'; valid:"),
+    ("name: bad\ntrigger: {cron: 'every day'}\nsteps: [gate]\n", 2, "crontab"),
+    ("name: bad\ntrigger: manual\nsteps:\n  - rank: {top_k: [\n", 5, "invalid YAML"),
+    ("name: Bad Name\ntrigger: manual\nsteps: [gate]\n", 1, "name"),
+    ("name: bad\ntrigger: manual\nsteps: []\n", 3, "steps"),
+])
+def test_malformed_files_name_file_line_and_problem(tmp_path, body, line, message):
+    from agent.engine.spec import WorkflowError
+
+    path = write(tmp_path, "bad.yaml", body)
+    with pytest.raises(WorkflowError) as exc:
+        load_workflow(path, step_names={n: s.Params for n, s in STEPS.items()})
+    text = str(exc.value)
+    assert text.startswith(f"{path}:{line}:") and message in text and "\n" not in text
+
+
+def test_a_bad_file_does_not_stop_the_others(runtime, tmp_path):
+    folder = tmp_path / "wf"
+    folder.mkdir()
+    shutil.copy(WORKFLOWS / "live_captions.yaml", folder)
+    write(folder, "broken.yaml", "name: broken\ntrigger: manual\nsteps:\n  - nope\n")
+    engine = WorkflowEngine(runtime, folder)
+    assert list(engine.workflows) == ["live_captions"]
+    assert "broken.yaml:4" in engine.errors["broken.yaml"]
+
+
+async def test_step_timeout_and_retry_are_applied_and_runs_recorded(runtime, tmp_path, monkeypatch):
+    calls = {"flaky": 0}
+
+    async def flaky(ctx, p):
+        calls["flaky"] += 1
+        if calls["flaky"] < 3:
+            raise FetchError("x", "transient")
+        return "third time lucky"
+
+    async def slow(ctx, p):
+        await asyncio.sleep(5)
+
+    monkeypatch.setitem(STEPS, "flaky", Step("flaky", _Params, flaky, "test"))
+    monkeypatch.setitem(STEPS, "slow", Step("slow", _Params, slow, "test"))
+    folder = tmp_path / "wf"
+    folder.mkdir()
+    write(folder, "ok.yaml", "name: ok\ntrigger: manual\nsteps:\n  - {use: flaky, retries: 2, backoff_s: 0}\n")
+    write(folder, "late.yaml", "name: late\ntrigger: manual\nsteps:\n  - {use: slow, timeout_s: 0.1}\n  - gate\n")
+    engine = WorkflowEngine(runtime, folder)
+    ok = await engine.run("ok")
+    assert ok.status == "ok" and ok.steps[0].attempts == 3 and ok.steps[0].detail == "third time lucky"
+    late = await engine.run("late")
+    assert late.status == "error" and late.error == "slow: timed out after 0.1s" and len(late.steps) == 1
+    runs = engine.recent_runs()
+    assert [(r["workflow"], r["status"]) for r in runs] == [("late", "error"), ("ok", "ok")]
+
+
+async def test_gate_stops_a_run_quietly(runtime, tmp_path):
+    from agent.ranking import HashEmbedder
+
+    runtime._embedder_choice = HashEmbedder()
+    await runtime.collector.cycle()
+    await runtime.start()
+    engine = WorkflowEngine(runtime, WORKFLOWS)
+    runtime.engine = engine
+    session, _ = runtime.sessions.create("hud-web")
+    result = await runtime.handle_utterance(session, "嗯")  # too little speech to decide on
+    assert result.captions == [] and result.decision["reason"] == "not_enough_speech"
+    run = engine.recent_runs(1)[0]
+    assert run["status"] == "stopped" and run["steps"][-1]["detail"] == "not_enough_speech"
+    await runtime.aclose()
+
+
+async def test_digest_workflow_writes_its_file(runtime, tmp_path):
+    await runtime.collector.cycle()
+    engine = WorkflowEngine(runtime, WORKFLOWS)
+    record = await engine.run("daily_digest")
+    assert record.status == "ok", record.error
+    files = list((runtime.settings.data_dir / "digests").glob("*.md"))
+    assert len(files) == 1 and files[0].read_text(encoding="utf-8").startswith("# 热梗透视镜 TrendLens digest")
+
+
+def test_interval_and_cron_workflows_become_scheduler_jobs(runtime):
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+    engine = WorkflowEngine(runtime, WORKFLOWS)
+    ids = schedule_workflows(AsyncIOScheduler(), engine)
+    assert sorted(ids) == ["workflow:daily_digest", "workflow:refresh_sources"]
+    assert [w.name for w in engine.for_event("utterance")] == ["live_captions"]
+
+
+def test_cli_validate_and_list(tmp_path, capsys):
+    assert main(["workflows", "validate"]) == 0
+    bad = write(tmp_path, "x.yaml", "name: x\ntrigger: manual\nsteps: [warp]\n")
+    assert main(["workflows", "validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:3: unknown step 'warp'" in err and "Traceback" not in err
