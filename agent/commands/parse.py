@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"cannot read {str(args.file)!r}: {exc.strerror}") from None
     try:
-        topics = source.parse(body, url=None)
+        topics = source.parse_body(body, url=None)
     except SourceError as exc:
         print(f"trendlens parse: {exc} [{exc.kind}] in {str(args.file)!r}", file=sys.stderr)
         return 1

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 import httpx
+from pydantic import ValidationError
 
 from ..errors import BlockedError, FetchError, ParseError, SourceError, UpstreamError
 from ..heat import parse_heat
@@ -97,13 +98,27 @@ class Source(ABC):
         visitor wall, UpstreamError for the platform's own error envelope.
         """
 
+    def parse_body(self, body: bytes, *, url: str | None = None) -> list[Topic]:
+        """`parse`, with any slip on a shape nobody foresaw reported as a ParseError.
+
+        Upstreams change without notice; a field of an unexpected type must read as
+        "this source's format changed", never as a crash of the caller.
+        """
+        try:
+            return self.parse(body, url=url)
+        except SourceError:
+            raise
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+            raise ParseError(self.name, f"unexpected response shape ({type(exc).__name__}: {exc})"[:300],
+                             url=url) from None
+
     async def fetch(self, http: HttpFetcher) -> list[Topic]:
         """Fetch the hot list: each endpoint in turn until one parses."""
         failures: list[SourceError] = []
         for endpoint in self.endpoints():
             try:
                 body = await http.get(self.name, endpoint.url, headers=endpoint.headers)
-                return self.parse(body, url=endpoint.url)
+                return self.parse_body(body, url=endpoint.url)
             except SourceError as exc:
                 failures.append(exc)
         raise _combine(self.name, failures)
@@ -113,35 +128,60 @@ class Source(ABC):
         return self.replay
 
     # -- helpers for subclasses -------------------------------------------
-    def topic(self, *, item_id: str | None, title: str, **fields: Any) -> Topic:
-        """Build a Topic of this source; heat text is parsed, the id made stable."""
-        heat_text = fields.pop("heat_text", None)
+    def topic(self, *, item_id: Any, title: Any, **fields: Any) -> Topic:
+        """Build a Topic of this source; heat text is parsed, the id made stable.
+
+        Upstream fields are coerced defensively (a number where text was expected,
+        a list where a link was): a strange value is dropped, never a crash. An item
+        with no usable title is a ParseError naming the source.
+        """
+        heat_text = _scalar_text(fields.pop("heat_text", None))
         heat = fields.pop("heat", None)
-        if heat is None and heat_text is not None:
-            heat = parse_heat(heat_text)
-        elif heat is not None:
-            heat = parse_heat(heat)
-        if heat_text is not None:
-            heat_text = str(heat_text)
-        lang = fields.pop("lang", None) or _lang_for(title, self.lang)
-        return Topic(
-            source=self.name,
-            item_id=str(item_id) if item_id not in (None, "") else stable_id(title),
-            title=title,
-            heat=heat,
-            heat_text=heat_text,
-            lang=lang,
-            fetched_at=fields.pop("fetched_at", None) or utcnow(),
-            **fields,
-        )
+        heat = parse_heat(heat if heat is not None else heat_text)
+        title_text = _scalar_text(title)
+        if not title_text or not title_text.strip():
+            raise ParseError(self.name, "an item has no usable title")
+        for key in ("summary", "url"):
+            if key in fields:
+                fields[key] = _scalar_text(fields[key]) or None
+        if "rank" in fields:
+            rank = fields["rank"]
+            fields["rank"] = rank if isinstance(rank, int) and not isinstance(rank, bool) and rank > 0 else None
+        if not isinstance(fields.get("extra", {}), dict):
+            fields["extra"] = {}
+        lang = fields.pop("lang", None) or _lang_for(title_text, self.lang)
+        item = _scalar_text(item_id)
+        try:
+            return Topic(
+                source=self.name,
+                item_id=item if item else stable_id(title_text),
+                title=title_text,
+                heat=heat,
+                heat_text=heat_text,
+                lang=lang,
+                fetched_at=fields.pop("fetched_at", None) or utcnow(),
+                **fields,
+            )
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ParseError(self.name, f"an item has an unusable {'.'.join(map(str, err['loc']))!r}") from None
 
     def link_allowed(self, url: str | None) -> bool:
         """True for an http(s) link whose host belongs to this source's domains."""
         return link_in_domains(url, self.domains)
 
 
-def link_in_domains(url: str | None, domains: tuple[str, ...]) -> bool:
-    if not url:
+def _scalar_text(value: Any) -> str | None:
+    """Text of a scalar upstream value; None for missing, booleans and containers."""
+    if value is None or isinstance(value, bool | dict | list):
+        return None
+    if isinstance(value, float) and value != value:  # NaN
+        return None
+    return str(value)
+
+
+def link_in_domains(url: Any, domains: tuple[str, ...]) -> bool:
+    if not url or not isinstance(url, str):
         return False
     try:
         parts = urlsplit(url)
@@ -209,6 +249,8 @@ def load_json(source: str, body: bytes | str, url: str | None = None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(source, f"malformed JSON ({exc.msg} at line {exc.lineno})", url=url) from None
+    except RecursionError:
+        raise ParseError(source, "JSON nested too deeply", url=url) from None
 
 
 def dig(source: str, data: Any, path: str, url: str | None = None) -> Any:

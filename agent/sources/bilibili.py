@@ -44,7 +44,7 @@ class Bilibili(Source):
 
         async def one(endpoint: Endpoint) -> list[Topic]:
             body = await http.get(self.name, endpoint.url, headers=endpoint.headers)
-            return self.parse(body, url=endpoint.url)
+            return self.parse_body(body, url=endpoint.url)
 
         results = await asyncio.gather(*(one(e) for e in self.endpoints()), return_exceptions=True)
         topics: list[Topic] = []

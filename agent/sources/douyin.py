@@ -55,7 +55,7 @@ class Douyin(Source):
                     if cookie:
                         headers["Cookie"] = cookie
                 body = await http.get(self.name, endpoint.url, headers=headers)
-                return self.parse(body, url=endpoint.url)
+                return self.parse_body(body, url=endpoint.url)
             except SourceError as exc:
                 failures.append(exc)
         raise _combine(self.name, failures)

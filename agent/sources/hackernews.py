@@ -51,7 +51,7 @@ class HackerNews(Source):
         except SourceError as exc:
             failures.append(exc)
         try:
-            return self.parse(await http.get(self.name, ALGOLIA_URL), url=ALGOLIA_URL)
+            return self.parse_body(await http.get(self.name, ALGOLIA_URL), url=ALGOLIA_URL)
         except SourceError as exc:
             failures.append(exc)
         raise _combine(self.name, failures)
@@ -64,7 +64,7 @@ class HackerNews(Source):
 
         async def item(story_id: int) -> list[Topic]:
             item_url = f"{FIREBASE}/item/{story_id}.json"
-            return self.parse(await http.get(self.name, item_url), url=item_url)
+            return self.parse_body(await http.get(self.name, item_url), url=item_url)
 
         results = await asyncio.gather(*(item(i) for i in ids[:TOP_N]), return_exceptions=True)
         stories = [t for r in results if isinstance(r, list) for t in r]  # a failed item is skipped

@@ -67,7 +67,7 @@ class Reddit(Source):
         body = await http.get(self.name, endpoint.url,
                               headers={**endpoint.headers, "Authorization": f"bearer {token}"})
         try:
-            return self.parse(body, url=endpoint.url)
+            return self.parse_body(body, url=endpoint.url)
         except UpstreamError:
             self._token = None  # e.g. {"error": 401}: the token was revoked early; get a new one next time
             raise

@@ -33,7 +33,7 @@ def expected_path(body: Path) -> Path:
 
 def parse_projection(source: Source, body: Path) -> Any:
     try:
-        topics = source.parse(body.read_bytes(), url=None)
+        topics = source.parse_body(body.read_bytes(), url=None)
     except SourceError as exc:
         return {"error": exc.kind, "message": str(exc)}
     return [{k: t.public()[k] for k in GOLDEN_FIELDS} for t in topics]
