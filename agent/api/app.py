@@ -16,7 +16,7 @@ from ..scheduling import build_scheduler
 from ..settings import Settings, get_settings
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
-from .routes import chat, digest, health, hud, sessions, topics
+from .routes import chat, digest, health, hud, sessions, topics, workflows
 from .security import KeyRing, RateLimiter
 
 __all__ = ["create_app"]
@@ -68,6 +68,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
-    for module in (topics, sessions, chat, digest, hud, health):
+    for module in (topics, sessions, workflows, chat, digest, hud, health):
         app.include_router(module.router)
     return app

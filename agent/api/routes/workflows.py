@@ -1,0 +1,38 @@
+"""/v1/workflows: list workflows and their recent runs; run one now (the manual trigger)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from ..deps import ApiKey, RuntimeDep
+
+router = APIRouter(prefix="/v1/workflows", tags=["workflows"])
+
+
+@router.get("", summary="Workflows, load errors and recent runs")
+async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
+    engine = runtime.engine
+    assert engine is not None
+    runs = await asyncio.to_thread(engine.recent_runs, 20)
+    return {
+        "items": [{"name": w.name, "description": w.description, "enabled": w.enabled,
+                   "trigger": w.trigger if isinstance(w.trigger, str) else w.trigger.model_dump(),
+                   "steps": [s.use for s in w.steps]} for w in engine.workflows.values()],
+        "errors": engine.errors, "recent_runs": runs,
+    }
+
+
+@router.post("/{name}/run", summary="Run a workflow now")
+async def run_workflow(name: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, _: ApiKey) -> dict:
+    engine = runtime.engine
+    assert engine is not None
+    spec = engine.get(name)  # unknown names answer 400 listing the valid ones
+    if not isinstance(spec.trigger, str) and getattr(spec.trigger, "event", None):
+        from ..errors import ApiError
+
+        raise ApiError(409, f"workflow {name!r} runs on '{spec.trigger.event}' events, not on demand")
+    record = await engine.run(name, trigger="manual:api")
+    return record.public()
