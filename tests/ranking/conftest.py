@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.models import Topic
+from agent.ranking import HashEmbedder, Ranker, RankerEntry, TopicPrior
+
+ROOT = Path(__file__).resolve().parents[2]
+RELEVANCE = ROOT / "fixtures" / "relevance"
+
+TITLES = [
+    ("weibo", "cw-robot", "春晚机器人扭秧歌"),
+    ("weibo", "cw-magic", "刘谦春晚魔术揭秘"),
+    ("douyin", "ph-mi15", "小米15 Ultra发布 影像全面升级"),
+    ("baidu", "oil", "国内油价或出现近三年来最大跌幅"),
+    ("hn", "gpt5", "OpenAI releases GPT-5"),
+    ("google", "pope", "Cardinal Robert Prevost elected Pope Leo XIV"),
+    ("google", "eggs", "Egg prices hit record high amid bird flu"),
+    ("reddit", "skyrim", "Skyrim in a nutshell"),
+]
+
+
+def make_topic(source: str, item_id: str, title: str, heat: float | None = None) -> Topic:
+    return Topic(source=source, item_id=item_id, title=title, heat=heat)
+
+
+@pytest.fixture
+def topics() -> list[Topic]:
+    return [make_topic(s, i, t, heat=1000.0 * (k + 1)) for k, (s, i, t) in enumerate(TITLES)]
+
+
+@pytest.fixture
+def hash_ranker(topics: list[Topic]) -> Ranker:
+    return Ranker(HashEmbedder(), topics)
+
+
+@pytest.fixture
+def write_topics(tmp_path: Path):
+    def _write(records: list[dict], name: str = "topics.json") -> Path:
+        p = tmp_path / name
+        p.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        return p
+
+    return _write
+
+
+__all__ = ["RELEVANCE", "RankerEntry", "TopicPrior", "make_topic"]

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from agent.ranking import BM25Index, ConversationWindow, tokenize, truncate_text
+
+
+def test_tokenize_cjk_bigrams_and_words() -> None:
+    assert tokenize("春晚机器人") == ["春晚", "晚机", "机器", "器人"]
+    assert tokenize("小米SU7 Ultra！") == ["小米", "su7", "ultra"]
+    assert tokenize("ＧＰＴ－５ the Prices") == ["gpt", "5", "price"]  # NFKC, stop word, plural
+    assert tokenize("你看那个机器人") == ["看那", "个机", "机器", "器人"]  # 你看/那个 dropped
+
+
+def test_bm25_matches_chinese_paraphrase_by_bigrams() -> None:
+    docs = ["春晚机器人扭秧歌", "刘谦春晚魔术揭秘", "人形机器人半程马拉松", "国内油价大跌"]
+    idx = BM25Index(docs)
+    s = idx.scores("昨天春晚那几个机器人扭秧歌跳得真齐")
+    assert int(np.argmax(s)) == 0
+    assert s[3] == 0.0
+    assert idx.scores("完全无关的话").max() == 0.0
+
+
+def test_bm25_scales_to_many_docs_touching_only_postings() -> None:
+    docs = [f"话题 {i} 标题" for i in range(20000)] + ["春晚机器人扭秧歌"]
+    idx = BM25Index(docs)
+    s = idx.scores("春晚机器人")
+    assert int(np.argmax(s)) == 20000 and len(s) == 20001
+
+
+def test_window_truncates_with_a_logged_warning(caplog) -> None:
+    text = "啊" * 10 + "春晚机器人" * 1000
+    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
+        out = truncate_text(text, 100)
+    assert len(out) == 100 and out.endswith("机器人")
+    assert any("truncated" in r.getMessage() for r in caplog.records)
+    win = ConversationWindow(max_chars=50)
+    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
+        win.add("x" * 1_000_000)
+    assert len(win.text()) == 50
+
+
+def test_window_recency_weights_and_expiry() -> None:
+    win = ConversationWindow(half_life_s=10, max_age_s=60, position_decay=1.0)
+    win.add("old", ts=0)
+    win.add("mid", ts=50)
+    win.add("new", ts=60)
+    weights = dict(win.weights())
+    assert weights["new"] == 1.0 and 0.4 < weights["mid"] < 0.6 and weights["old"] < 0.02
+    win.add("latest", ts=100)
+    assert [u.text for u in win.utterances()] == ["mid", "new", "latest"]  # "old" aged out
+    win.add("   ")
+    assert len(win) == 4
