@@ -29,8 +29,8 @@ Style = Literal["chat", "glasses"]
 
 # Category words → sources that cover them (the way people ask: "what's trending in tech?")
 _CATEGORIES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"\b(tech|technology|programming|developers?|coding|software|open source|ai)\b|科技|技术|程序员|编程|开源",
-                re.I), ("hackernews", "github_trending", "v2ex", "reddit")),
+    (re.compile(r"\b(tech|technology|programming|developers?|coding|software|open source|ai)\b"
+                r"|科技|技术|程序员|编程|开源", re.I), ("hackernews", "github_trending", "v2ex", "reddit")),
     (re.compile(r"\b(videos?|youtube)\b|视频|b站|哔哩|抖音", re.I), ("bilibili", "douyin")),
 )
 _FILLER = re.compile(
@@ -93,7 +93,8 @@ async def _relevant(runtime: Runtime, question: str, limit: int) -> list[Topic]:
     core = _FILLER.sub(" ", question).strip()
     ranked = await runtime.rank(question, top_k=limit * 4, prior=True, mmr=True) if core else []
     # relevance first; fall back to what is hottest in the asker's language (and category)
-    picked = [r.topic for r in ranked if r.score >= runtime.chat_threshold and (not sources or r.topic.source in sources)]
+    picked = [r.topic for r in ranked
+              if r.score >= runtime.chat_threshold and (not sources or r.topic.source in sources)]
     if len(picked) < limit:
         pool = [s.topic for s in sorted(runtime.stored.values(), key=lambda s: -(s.topic.heat or 0))]
         if sources:

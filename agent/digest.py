@@ -143,7 +143,8 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
                         f'<ul>{"".join(plats)}</ul></article>')
         body = "".join(rows) or "<p>No topics yet.</p>"
         return ("<!doctype html><html lang=\"zh\"><head><meta charset=\"utf-8\">"
-                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+                "<meta http-equiv=\"Content-Security-Policy\" "
+                "content=\"default-src 'none'; style-src 'unsafe-inline'\">"
                 "<title>TrendLens digest</title><style>body{font-family:sans-serif;max-width:46rem;margin:auto;"
                 "background:#0b0f0b;color:#d7ffd7}a{color:#8f8}.spark{color:#5f5}h2{font-size:1.1rem}</style>"
                 f"</head><body><h1>热梗透视镜 TrendLens — {e(d.generated_at[:16])} UTC</h1>{body}</body></html>\n")

@@ -112,8 +112,9 @@ class SessionGate:
         if locked:
             assert self.on_screen is not None
             if top.score < self.on_screen.score + p.replace_margin:
+                left = self.on_screen_until - now
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
-                                detail=f"{self.on_screen.topic_id} on screen for {self.on_screen_until - now:.1f}s more")
+                                detail=f"{self.on_screen.topic_id} on screen for {left:.1f}s more")
             self._show(top, now)
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"stronger than {self.on_screen.topic_id}" if self.on_screen else "")

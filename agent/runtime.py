@@ -34,6 +34,18 @@ log = logging.getLogger("trendlens.runtime")
 T = TypeVar("T")
 
 
+# Lists whose titles read badly as a headline ("owner/repo", "Super_Bowl_LIX" article names)
+_WEAK_HEADLINES = ("github_trending", "wikipedia")
+
+
+def _headline(topic: Any, members: Any) -> Any:
+    """The member that words the story best: the matched item, unless a news-like list does better."""
+    if topic.source not in _WEAK_HEADLINES:
+        return topic
+    better = [m for m in members if m.source not in _WEAK_HEADLINES]
+    return max(better, key=lambda m: m.heat or 0) if better else topic
+
+
 @dataclass(frozen=True, kw_only=True)
 class UtteranceResult:
     captions: list[Caption]
@@ -128,6 +140,8 @@ class Runtime:
         self.ranker = Ranker(embedder, batcher=batcher, cache=cache)
         if embedder is not None:
             log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
+            # the first real utterance should not pay for lazy initialisation
+            await asyncio.to_thread(embedder.encode, ["warm up 热身"], role="query")
         await self.refresh_topics()
 
     async def aclose(self) -> None:
@@ -210,9 +224,10 @@ class Runtime:
         platforms = list(best.items())[:4]
         stored = self.stored.get(topic.id)
         heat = cluster.heat if cluster else topic.heat
-        return compose_caption(title=topic.title, platforms=platforms, heat=heat,
+        lead = _headline(topic, members)
+        return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
-                               summary=topic.summary, score=ranked.score, topic_id=topic.id, ttl_ms=ttl_ms,
+                               summary=lead.summary, score=ranked.score, topic_id=topic.id, ttl_ms=ttl_ms,
                                session_id=session_id)
 
     async def summarize_caption(self, caption: Caption, context: str, *, timeout_s: float) -> Caption | None:

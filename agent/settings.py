@@ -67,7 +67,8 @@ class Settings(BaseSettings):
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
 
     # --- fetching --------------------------------------------------------
-    sources: Annotated[list[str] | None, NoDecode] = Field(default=None, description="enabled sources; None = all usable")
+    sources: Annotated[list[str] | None, NoDecode] = Field(default=None,
+                                                           description="enabled sources; None = all usable")
     offline: bool = Field(default=False, description="replay recorded fixtures instead of the network")
     fixtures_dir: Path = PROJECT_ROOT / "fixtures"
     fetch_timeout_s: float = Field(default=10.0, gt=0)
@@ -96,8 +97,10 @@ class Settings(BaseSettings):
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
 
     # --- live loop ---------------------------------------------------------
-    workflows_dir: Path | None = Field(default=None, description="workflow YAML folder; the bundled one when unset")
-    displays: Annotated[list[str], NoDecode] = Field(default_factory=list, description="extra display adapters: stdout, webhook, mentra")
+    workflows_dir: Path | None = Field(default=None,
+                                       description="workflow YAML folder; the bundled one when unset")
+    displays: Annotated[list[str], NoDecode] = Field(default_factory=list,
+                                                     description="extra display adapters: stdout, webhook")
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
     mentra_package: str = "com.trendlens.captions"

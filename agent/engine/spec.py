@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import ConfigError
 
@@ -73,7 +82,8 @@ Trigger = Annotated[
     Annotated[IntervalTrigger, Tag("interval_s")] | Annotated[CronTrigger, Tag("cron")]
     | Annotated[EventTrigger, Tag("event")] | Annotated[Literal["manual"], Tag("manual")],
     Discriminator(_trigger_kind, custom_error_type="trigger_kind",
-                  custom_error_message="trigger must be 'manual', {interval_s: N}, {cron: '...'} or {event: utterance}"),
+                  custom_error_message="trigger must be 'manual', {interval_s: N}, {cron: '...'} "
+                                       "or {event: utterance}"),
 ]
 
 

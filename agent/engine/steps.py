@@ -73,6 +73,9 @@ class RankParams(_Params):
     top_k: int = Field(default=5, ge=1, le=50)
     prior: bool = Field(default=True, description="favour hot and rising topics a little")
     mmr: bool = Field(default=True, description="diversify the top-k")
+    latest_top_k: int = Field(default=10, ge=0, le=100, description=(
+        "a candidate must also be among this many relevant matches of the newest utterance alone "
+        "(0 = off): the window gives context, but new captions need new words about them"))
 
 
 async def rank(ctx: RunContext, p: RankParams) -> str:
@@ -81,6 +84,12 @@ async def rank(ctx: RunContext, p: RankParams) -> str:
     shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
     exclude = ctx.runtime.members_of(shown)
     ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude)
+    latest = ctx.data.get("utterance")
+    if p.latest_top_k and latest and ranked:
+        # "pass the potatoes" after five minutes of Super Bowl talk must not bring up another Super Bowl item
+        about_latest = await ctx.runtime.rank(latest, top_k=p.latest_top_k, prior=False, mmr=False, gate=True)
+        stories = {ctx.runtime.story_key(r.topic.id) for r in about_latest}
+        ranked = [r for r in ranked if ctx.runtime.story_key(r.topic.id) in stories]
     ctx.data["ranked"] = ranked
     return f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
 

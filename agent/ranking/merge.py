@@ -2,8 +2,9 @@
 
 Two topics join when their titles are near-duplicates: high lexical overlap of CJK
 bigrams / words (overlap coefficient), or a high embedding cosine, or a moderately
-high cosine backed by some lexical overlap. Groups are closed transitively with
-union-find.
+high cosine backed by some lexical overlap. Groups grow strongest link first, and
+only while every member stays related to every other and each platform list
+contributes at most one item (one story is one entry per hot list).
 
 Cluster ids are stable across fetch cycles: pass the previous cycle's
 `member id → cluster id` map (`assignments(clusters)`) and a cluster keeps the id
@@ -41,22 +42,6 @@ class Cluster:
     @property
     def member_ids(self) -> tuple[str, ...]:
         return tuple(t.id for t in self.members)
-
-
-class _UnionFind:
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
-
-    def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -102,20 +87,37 @@ def cluster_topics(
             if name.startswith(prefix):
                 bg = max(mu for mu, _sd in cal.values())
         sim = np.clip((v @ v.T - bg) / max(1.0 - bg, 1e-6), -1.0, 1.0)
-    uf = _UnionFind(n)
+    # Strong links propose merges (strongest first); a merge happens only when every
+    # pair across the two groups is at least weakly related and no platform list
+    # would hold two items. Plain transitive closure chains "春晚小品" to "春晚魔术"
+    # to "春晚吐槽" until one blob swallows the whole holiday.
+    strong: list[tuple[float, int, int]] = []
+    weak = np.zeros((n, n), dtype=bool)
     for i in range(n):
         for j in range(i + 1, n):
             lex = _overlap(toks[i], toks[j]) if min(len(toks[i]), len(toks[j])) >= 2 else 0.0
             d = float(sim[i, j]) if sim is not None else 0.0
-            if (
-                lex >= lexical_threshold
-                or d >= dense_threshold
-                or (d >= mixed_dense and lex >= mixed_lexical)
-            ):
-                uf.union(i, j)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(uf.find(i), []).append(i)
+            mixed = d >= mixed_dense and lex >= mixed_lexical
+            if lex >= lexical_threshold or d >= dense_threshold or mixed:
+                strong.append((max(d, lex), i, j))
+            weak[i, j] = weak[j, i] = (lex >= mixed_lexical or d >= mixed_dense)
+    lists = [(t.source, str(t.extra.get("list", ""))) for t in topics]
+    group_of = list(range(n))
+    members_of: dict[int, list[int]] = {i: [i] for i in range(n)}
+    for _score, i, j in sorted(strong, key=lambda x: -x[0]):
+        gi, gj = group_of[i], group_of[j]
+        if gi == gj:
+            continue
+        a, b = members_of[gi], members_of[gj]
+        if {lists[x] for x in a} & {lists[y] for y in b}:
+            continue
+        if not all(weak[x, y] for x in a for y in b):
+            continue
+        keep, gone = (gi, gj) if gi < gj else (gj, gi)
+        members_of[keep] = members_of[keep] + members_of.pop(gone)
+        for x in members_of[keep]:
+            group_of[x] = keep
+    groups: dict[int, list[int]] = {root: sorted(idx) for root, idx in members_of.items()}
     previous = previous or {}
     # Each previous id goes to the new group holding most of its old members.
     claims: list[tuple[int, str, int]] = []

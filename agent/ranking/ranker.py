@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -166,6 +167,7 @@ class Ranker:
         self.weights = weights or FusionWeights()
         self.calibration = self._calibration(embedder)
         self.entries: list[RankerEntry] = []
+        self._utterance_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._pos: dict[str, int] = {}
         self.matrix = np.zeros((0, embedder.dim if embedder else 0), dtype=np.float32)
         self.lexical = BM25Index([])
@@ -281,14 +283,39 @@ class Ranker:
             return []
         qvec = None
         if self._needs_dense(channels):
-            assert self.embedder is not None
-            if self.batcher is not None:
-                qvec = (await self.batcher.encode([text], role="query"))[0]
-            else:
-                qvec = (await asyncio.to_thread(self.embedder.encode, [text], role="query"))[0]
+            qvec = await self._query_vector(text, parts, windowed=isinstance(query, ConversationWindow))
         return self.score(
             qvec, parts, top_k=top_k, gate=gate, prior=prior, exclude=exclude, mmr=mmr, channels=channels
         )
+
+    async def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        assert self.embedder is not None
+        if self.batcher is not None:
+            return await self.batcher.encode(texts, role="query")
+        return await asyncio.to_thread(self.embedder.encode, texts, role="query")
+
+    async def _query_vector(self, text: str, parts: list[tuple[str, float]], *, windowed: bool) -> np.ndarray:
+        """One query vector for a conversation window.
+
+        A live window is embedded utterance by utterance and combined with its recency
+        weights: each utterance is encoded once (then cached), so the cost of a new
+        utterance stays one short encode however long the conversation grows — where
+        embedding the joined window would grow with it (attention is quadratic).
+        """
+        if not windowed or len(parts) <= 1:
+            return (await self._encode_queries([text]))[0]
+        missing = [t for t, _ in parts if t not in self._utterance_vectors]
+        if missing:
+            for t, v in zip(missing, await self._encode_queries(missing), strict=True):
+                self._utterance_vectors[t] = v
+        while len(self._utterance_vectors) > 4096:
+            self._utterance_vectors.popitem(last=False)
+        combined = np.zeros(self.matrix.shape[1], dtype=np.float32)
+        for t, w in parts:
+            self._utterance_vectors.move_to_end(t)
+            combined += w * self._utterance_vectors[t]
+        norm = float(np.linalg.norm(combined))
+        return combined / norm if norm > 0 else combined
 
     def rank_sync(self, query: str | ConversationWindow, **kw: Any) -> list[Ranked]:
         """Blocking `rank` for the CLI and scripts (no event loop, no batcher)."""

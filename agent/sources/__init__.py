@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UnknownNameError
-from .base import Endpoint, Source
 from .baidu import Baidu
+from .base import Endpoint, Source
 from .bilibili import Bilibili
 from .douyin import Douyin
 from .feed import Feed, feed_sources
@@ -17,8 +17,8 @@ from .reddit import Reddit
 from .tieba import Tieba
 from .toutiao import Toutiao
 from .v2ex import V2ex
-from .wikipedia import Wikipedia
 from .weibo import Weibo
+from .wikipedia import Wikipedia
 from .zhihu import Zhihu
 
 if TYPE_CHECKING:

@@ -17,6 +17,8 @@ from agent.runtime import Runtime
 from agent.settings import Settings
 
 KEY = "test-key-123"
+# Starlette's TestClient.websocket_connect adds handshake headers to the dict it is given:
+# pass dict(AUTH) there, so this one stays clean for every other client.
 AUTH = {"Authorization": f"Bearer {KEY}"}
 HOSTILE = "<img src=x onerror=alert(1)>"
 

@@ -49,7 +49,8 @@ def test_schema_file_is_up_to_date():
 def test_short_and_long_step_forms():
     spec = WorkflowSpec.model_validate({"name": "x", "trigger": "manual", "steps": [
         "gate", {"rank": {"top_k": 3}}, {"use": "push", "with": {"display": "hud"}, "timeout_s": 2, "retries": 1}]})
-    assert [(s.use, s.params) for s in spec.steps] == [("gate", {}), ("rank", {"top_k": 3}), ("push", {"display": "hud"})]
+    assert [(s.use, s.params) for s in spec.steps] == [
+        ("gate", {}), ("rank", {"top_k": 3}), ("push", {"display": "hud"})]
     assert spec.steps[2].timeout_s == 2 and spec.steps[2].retries == 1
 
 

@@ -155,7 +155,7 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
     db = sqlite3.connect(data / "trendlens.sqlite3")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     # every cycle that was committed is whole: each of its sources' observations are there
-    for cycle_id, n in db.execute("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id"):
+    for _cycle_id, n in db.execute("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id"):
         assert n > 0
     db.close()
     assert _count(data, "cycles") >= cycles_before

@@ -1,0 +1,144 @@
+"""Load test: N concurrent glasses sessions over the WebSocket, loopback only, bounded in time.
+
+Starts `trendlens serve --offline` on 127.0.0.1 (or uses --url), opens N sessions, and
+has each send a realistic utterance every 2–3 s. Reports utterance→decision latency
+(the server's answer to each final utterance, caption or quiet) p50/p99, errors and the
+server's RSS. With --ramp it steps N up and reports the largest N held at p99 <= 500 ms.
+
+    python scripts/load_test.py --sessions 100 --duration 60
+    python scripts/load_test.py --ramp 100,150,200,300 --duration 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "load-test-key"
+LINES = [json.loads(line)["text"] for name in ("spring_festival_dinner.jsonl", "english_dinner.jsonl")
+         for line in (ROOT / "fixtures" / "conversations" / name).read_text(encoding="utf-8").splitlines() if line]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def one_session(url: str, headers: dict, stop_at: float, lat: list[float], errors: list[str]) -> None:
+    async with httpx.AsyncClient(timeout=10) as http:
+        s = (await http.post(url + "/v1/sessions", json={}, headers=headers)).json()
+    ws_url = url.replace("http", "ws", 1) + f"/v1/sessions/{s['id']}/stream"
+    rng = random.Random(s["id"])
+    await asyncio.sleep(rng.uniform(0, 2.5))  # sessions do not all speak in step
+    try:
+        async with websockets.connect(ws_url, additional_headers=headers, open_timeout=20, max_queue=64) as ws:
+            while time.monotonic() < stop_at:
+                text = rng.choice(LINES)
+                sent = time.perf_counter()
+                await ws.send(json.dumps({"type": "utterance", "text": text, "final": True}))
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                    if frame["type"] == "decision":
+                        lat.append((time.perf_counter() - sent) * 1000)
+                        break
+                    if frame["type"] == "error":
+                        errors.append(frame["message"])
+                        break
+                await asyncio.sleep(rng.uniform(2.0, 3.0))
+    except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+        errors.append(f"{type(exc).__name__}: {exc}")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def run_level(url: str, n: int, duration: float) -> dict:
+    headers = {"Authorization": f"Bearer {KEY}"}
+    lat: list[float] = []
+    errors: list[str] = []
+    stop_at = time.monotonic() + duration
+    await asyncio.gather(*(one_session(url, headers, stop_at, lat, errors) for _ in range(n)))
+    return {"sessions": n, "utterances": len(lat), "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
+            "errors": len(errors), "first_error": errors[0] if errors else None}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=100)
+    ap.add_argument("--duration", type=float, default=60, help="seconds per level (max 300)")
+    ap.add_argument("--ramp", help="comma-separated session counts, e.g. 100,200,300")
+    ap.add_argument("--url", help="an already running server (must accept the key load-test-key)")
+    args = ap.parse_args()
+    duration = min(args.duration, 300)
+    levels = [int(x) for x in args.ramp.split(",")] if args.ramp else [args.sessions]
+    proc = None
+    url = args.url
+    if url is None:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "TRENDLENS_DATA_DIR": tempfile.mkdtemp(prefix="tl-load-"), "TRENDLENS_API_KEYS": KEY,
+               "TRENDLENS_RATE_LIMIT_PER_S": "100000", "TRENDLENS_RATE_LIMIT_BURST": "100000"}
+        proc = subprocess.Popen([sys.executable, "-m", "agent", "serve", "--offline", "--port", str(port)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(url + "/readyz", timeout=1).json().get("topics"):
+                    break
+            except (httpx.HTTPError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                proc.kill()
+                print("server did not become ready", file=sys.stderr)
+                return 1
+            time.sleep(0.3)
+    results = []
+    try:
+        for n in levels:
+            r = asyncio.run(run_level(url, n, duration))
+            if proc is not None:
+                r["server_rss_mb"] = round(rss_mb(proc.pid), 1)
+            results.append(r)
+            print(json.dumps(r), flush=True)
+    finally:
+        if proc is not None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+    print("\n| sessions | utterances | p50 ms | p99 ms | errors | server RSS MB |\n|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['sessions']} | {r['utterances']} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | {r['errors']} | "
+              f"{r.get('server_rss_mb', '')} |")
+    held = [r["sessions"] for r in results if r["p99_ms"] <= 500 and r["errors"] == 0]
+    if held:
+        print(f"\nlargest session count held at p99 <= 500 ms with zero errors: {max(held)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
