@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Lang = Literal["zh", "en", "ja", "other"]
 
@@ -13,6 +13,13 @@ class TopicIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str = Field(min_length=1, max_length=200)
     title: str = Field(min_length=1, max_length=500)
+
+    @field_validator("id", "title")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be blank")
+        return v.strip()
     source: str = Field(default="custom", pattern=r"^[A-Za-z0-9_\-:.]{1,64}$")
     summary: str | None = Field(default=None, max_length=5000)
     heat: float | None = Field(default=None, ge=0, le=1e15)
