@@ -15,6 +15,7 @@ from .store import Store
 __all__ = ["Digest", "DigestItem", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
 
 _BARS = "▁▂▃▄▅▆▇█"
+Trend = Literal["new", "rising", "falling", "steady"]
 PLATFORM_NAMES = {
     "weibo": "微博", "zhihu": "知乎", "baidu": "百度", "douyin": "抖音", "bilibili": "B站", "toutiao": "头条",
     "tieba": "贴吧", "v2ex": "V2EX", "hackernews": "Hacker News", "reddit": "Reddit", "google_trends": "Google Trends",
@@ -28,7 +29,7 @@ class DigestItem:
     title: str
     platforms: list[dict[str, Any]]  # {source, rank, heat, url (safe or None), title}
     heat: float
-    trend: Literal["new", "rising", "falling", "steady"]
+    trend: Trend
     history: list[float] = field(default_factory=list)
 
 
@@ -56,7 +57,7 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
         members = sorted(cluster.members, key=lambda t: -(t.heat or 0))
         lead = by_id[members[0].id]
         trends = {by_id[m.id].trend for m in members}
-        trend = "new" if trends == {"new"} else "rising" if "rising" in trends else lead.trend
+        trend: Trend = "new" if trends == {"new"} else "rising" if "rising" in trends else lead.trend
         history = [p.heat for p in store.history(lead.topic.id) if p.heat is not None]
         items.append(DigestItem(
             cluster_id=cluster.id, title=lead.topic.title, heat=float(cluster.heat or 0), trend=trend,

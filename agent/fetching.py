@@ -14,7 +14,7 @@ import asyncio
 import email.utils
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -80,7 +80,7 @@ class HttpFetcher:
     """GET with retries, backoff, conditional requests and a body size cap."""
 
     def __init__(self, client: httpx.AsyncClient, policy: FetchPolicy | None = None, *,
-                 sleep: Callable[[float], object] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         self.client = client
         self.policy = policy or FetchPolicy()
         self._sleep = sleep

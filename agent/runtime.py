@@ -68,6 +68,7 @@ class Runtime:
     stored: dict[str, StoredTopic] = field(default_factory=dict)
     engine: WorkflowEngine | None = None
     summarizer: Callable[..., Any] | None = None
+    _embedder_choice: Any = "settings"  # "settings" = build from settings; else an Embedder or None
     _refresh_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _assignments: dict[str, str] = field(default_factory=dict)  # keeps cluster ids stable across cycles
 
@@ -125,8 +126,8 @@ class Runtime:
         """Load the embedding model (degrading to lexical ranking if it fails) and index the store."""
         from .ranking import EmbeddingCache, MicroBatcher, build_embedder
 
-        embedder = None
-        choice = getattr(self, "_embedder_choice", "settings")
+        embedder: Any = None
+        choice = self._embedder_choice
         try:
             if choice == "settings":
                 embedder = await asyncio.to_thread(build_embedder, self.settings)

@@ -133,7 +133,8 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
 
     from ..api import create_app
 
-    app = create_app(runtime.settings, runtime=_Started(runtime), schedule=False, announce_key=False)
+    app = create_app(runtime.settings, runtime=_Started(runtime), schedule=False,  # type: ignore[arg-type]
+                     announce_key=False)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     task = asyncio.create_task(server.serve())
     for _ in range(100):

@@ -80,7 +80,7 @@ def run_sources(args: argparse.Namespace) -> int:
     settings = get_settings()
     store = Store(settings.db_path)
     health = {h.source: h for h in store.health()}
-    rows = []
+    rows: list[dict] = []
     for source in build_sources(settings, list(REGISTRY)):
         h = health.get(source.name)
         rows.append({

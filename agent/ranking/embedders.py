@@ -198,7 +198,7 @@ class SentenceTransformerEmbedder:
         get_dim = (
             getattr(self._m, "get_embedding_dimension", None) or self._m.get_sentence_embedding_dimension
         )
-        self.dim = int(get_dim())
+        self.dim = int(get_dim() or 0)
         prompts = dict(getattr(self._m, "prompts", None) or {})
         e5 = "e5" in model.lower()
         self._prompts: dict[str, dict[str, str]] = {}
@@ -221,7 +221,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            out = self._m.encode(
+            out = self._m.encode(  # type: ignore[call-overload]  # stub overloads lag the runtime API
                 texts,
                 batch_size=self.batch_size,
                 convert_to_numpy=True,

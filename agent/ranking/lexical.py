@@ -109,11 +109,11 @@ class BM25Index:
         self.idf: dict[str, float] = {}
         for term, (ids, tfs) in postings.items():
             idx = np.asarray(ids, dtype=np.int32)
-            tf = np.asarray(tfs, dtype=np.float32)
+            tf_arr = np.asarray(tfs, dtype=np.float32)
             df = len(ids)
             idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
             self.idf[term] = idf
-            self._postings[term] = (idx, (idf * tf * (k1 + 1.0) / (tf + norm[idx])).astype(np.float32))
+            self._postings[term] = (idx, (idf * tf_arr * (k1 + 1.0) / (tf_arr + norm[idx])).astype(np.float32))
 
     def __len__(self) -> int:
         return self.n

@@ -135,9 +135,9 @@ def cluster_topics(
     clusters = []
     for root, idx in groups.items():
         members = tuple(sorted((topics[i] for i in idx), key=lambda t: (-(t.heat or 0.0), t.id)))
-        cid = ids.get(root)
-        if cid is None:
-            cid = "c-" + stable_id(min(t.id for t in members))
+        known = ids.get(root)
+        cid = known if known is not None else "c-" + stable_id(min(t.id for t in members))
+        if known is None:
             if cid in used:
                 cid = "c-" + stable_id(*sorted(t.id for t in members))
             used.add(cid)

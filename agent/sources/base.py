@@ -212,7 +212,7 @@ def _combine(source: str, failures: list[SourceError]) -> SourceError:
     # Keep the preferred endpoint's error type so health shows the real cause.
     combined = type(first).__new__(type(first))
     SourceError.__init__(combined, source, f"{first.message} (fallbacks failed too: {rest})", url=first.url)
-    if isinstance(first, FetchError):
+    if isinstance(first, FetchError) and isinstance(combined, FetchError):
         combined.transient, combined.status = first.transient, first.status
     return combined
 

@@ -183,7 +183,7 @@ class Feed(Source):
         if not isinstance(items, list):
             raise ParseError(self.name, "JSON Feed without an 'items' array", url=url)
         lang = _lang(data.get("language"))
-        made = []
+        made: list[Topic | None] = []
         for i, item in enumerate(items, 1):
             if not isinstance(item, dict):
                 made.append(None)

@@ -85,7 +85,7 @@ class Toutiao(Source):
             raw = content.get("raw_data") if isinstance(content, dict) else None
             if not isinstance(raw, dict) or not raw.get("title"):
                 continue  # header cells and other non-board cells
-            if raw.get("is_ad") or content.get("label") == "ad":
+            if raw.get("is_ad") or (isinstance(content, dict) and content.get("label") == "ad"):
                 continue
             title = str(raw["title"])
             cluster = str(raw.get("cluster_id") or raw.get("hot_item_id") or "") or None

@@ -93,7 +93,8 @@ class Weibo(Source):
             label = re.match(r"\s*([^\d\s]+)\s+\d", str(extr or ""))
             params = parse_qs(urlsplit(scheme).query)
             # the search word sits inside the (decoded) containerid: "100103type=1&t=10&q=#word#"
-            query = (params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or [None])[0]
+            found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
+            query = found[0] if found else None
             title = str(item["desc"])
             topics.append(self.topic(
                 item_id=None, title=title, rank=int(realpos.group(1)) if realpos else len(topics) + 1,

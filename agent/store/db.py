@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import StoreError
 from ..models import Topic, utcnow
@@ -70,7 +70,7 @@ class StoredTopic:
         return data
 
     @property
-    def trend(self) -> str:
+    def trend(self) -> Literal["new", "rising", "falling", "steady"]:
         if self.is_new:
             return "new"
         if self.velocity is None or abs(self.velocity) < 1e-9:

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from ...errors import InputError, OverloadError
 from ..deps import ApiKey, RuntimeDep, session_or_404, ws_authorised
 from ..errors import ApiError
-from ..schemas import SessionIn, SessionOut, UtteranceIn, UtteranceOut
+from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 log = logging.getLogger("trendlens.api.sessions")
@@ -33,8 +33,8 @@ async def post_utterance(session_id: str, body: UtteranceIn, runtime: RuntimeDep
         result = await runtime.handle_utterance(session, body.text, final=body.final)
     except InputError as exc:
         raise ApiError(422, str(exc)) from None
-    return UtteranceOut(captions=[c.to_public() for c in result.captions], decision=result.decision,
-                        warning=result.warning)
+    return UtteranceOut(captions=[CaptionOut.model_validate(c.to_public()) for c in result.captions],
+                        decision=result.decision, warning=result.warning)
 
 
 @router.get("/{session_id}/captions", summary="What was shown, with each decision record")

@@ -49,8 +49,8 @@ async def list_topics(runtime: RuntimeDep, _: ApiKey,
             items.append({**(stored.public() if stored else t.public()), "score": round(r.score, 4),
                           "components": {k: round(v, 4) for k, v in r.components.items()}})
         return {"items": items[:limit], "order": "relevance"}
-    stored = await asyncio.to_thread(runtime.store.current, source=source, lang=lang, limit=limit)
-    return {"items": [s.public() for s in stored], "order": "heat"}
+    current = await asyncio.to_thread(lambda: runtime.store.current(source=source, lang=lang, limit=limit))
+    return {"items": [s.public() for s in current], "order": "heat"}
 
 
 @router.get("/topics/{topic_id:path}", summary="One topic with its heat history and cluster members")

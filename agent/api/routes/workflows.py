@@ -30,9 +30,10 @@ async def run_workflow(name: Annotated[str, Path(max_length=64)], runtime: Runti
     engine = runtime.engine
     assert engine is not None
     spec = engine.get(name)  # unknown names answer 400 listing the valid ones
-    if not isinstance(spec.trigger, str) and getattr(spec.trigger, "event", None):
+    event = getattr(spec.trigger, "event", None)
+    if event:
         from ..errors import ApiError
 
-        raise ApiError(409, f"workflow {name!r} runs on '{spec.trigger.event}' events, not on demand")
+        raise ApiError(409, f"workflow {name!r} runs on '{event}' events, not on demand")
     record = await engine.run(name, trigger="manual:api")
     return record.public()

