@@ -89,12 +89,29 @@ class SessionGate:
         """Stories (cluster keys, else topic ids) shown within the dedupe window."""
         return {key for at, key in self.shown if now - at < self.policy.dedupe_window_s}
 
-    def decide(self, candidates: list[Candidate], now: float) -> Decision:
-        """Pick at most one candidate to show, given scores best first."""
+    def blocked(self, now: float) -> Decision | None:
+        """A quiet decision that no score could change, or None when candidates are worth ranking.
+
+        Asked before ranking, so a session that cannot show anything right now costs no
+        model call: under load that is most of the CPU a busy table would otherwise spend.
+        """
         p = self.policy
         if self.chars_since_decision < p.min_new_chars:
             return Decision(show=False, reason="not_enough_speech", at=now,
                             detail=f"{self.chars_since_decision}/{p.min_new_chars} new characters")
+        locked = self.on_screen is not None and now < self.on_screen_until
+        if not locked and now - self.last_shown_at < p.cooldown_s:
+            self.chars_since_decision = 0
+            return Decision(show=False, reason="cooldown", at=now,
+                            detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
+        return None
+
+    def decide(self, candidates: list[Candidate], now: float) -> Decision:
+        """Pick at most one candidate to show, given scores best first."""
+        p = self.policy
+        early = self.blocked(now)
+        if early is not None:
+            return early
         self.chars_since_decision = 0
         if not candidates:
             return Decision(show=False, reason="no_candidate", at=now)

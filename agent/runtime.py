@@ -95,6 +95,8 @@ class Runtime:
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
         runtime.metrics.gauge("trendlens_topics_indexed", "Topics in the ranking index", lambda: len(runtime.stored))
+        runtime.metrics.gauge("trendlens_ranking_shed_total", "Queries ranked lexically because the model was busy",
+                              lambda: runtime.ranker.shed if runtime.ranker else 0)
         runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                               lambda: runtime.ranker.batcher.queue_depth
                               if runtime.ranker and runtime.ranker.batcher else 0)
@@ -138,7 +140,8 @@ class Runtime:
             log.error("embedding model unavailable, ranking lexically only: %s", exc)
         batcher = MicroBatcher(embedder) if embedder is not None else None
         cache = EmbeddingCache.for_settings(self.settings) if embedder is not None else None
-        self.ranker = Ranker(embedder, batcher=batcher, cache=cache)
+        self.ranker = Ranker(embedder, batcher=batcher, cache=cache,
+                             shed_queue_depth=self.settings.shed_queue_depth or None)
         if embedder is not None:
             log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
             # the first real utterance should not pay for lazy initialisation

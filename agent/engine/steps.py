@@ -80,6 +80,10 @@ class RankParams(_Params):
 
 async def rank(ctx: RunContext, p: RankParams) -> str:
     session = ctx.need("session", "rank")
+    early = session.gate.blocked(ctx.data.get("now", 0.0))
+    if early is not None:
+        ctx.data["decision"] = early
+        raise Stop(early.reason)
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
     shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
     exclude = ctx.runtime.members_of(shown)

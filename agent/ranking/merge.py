@@ -44,10 +44,23 @@ class Cluster:
         return tuple(t.id for t in self.members)
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / min(len(a), len(b))
+def _overlap_matrix(toks: Sequence[frozenset[str]]) -> np.ndarray:
+    """Overlap coefficient |A∩B| / min(|A|, |B|) for every pair; 0 where a side has < 2 tokens."""
+    n = len(toks)
+    vocab: dict[str, int] = {}
+    rows, cols = [], []
+    for i, ts in enumerate(toks):
+        for t in ts:
+            rows.append(i)
+            cols.append(vocab.setdefault(t, len(vocab)))
+    incidence = np.zeros((n, max(len(vocab), 1)), dtype=np.float32)
+    incidence[rows, cols] = 1.0
+    shared = incidence @ incidence.T
+    sizes = incidence.sum(axis=1)
+    smaller = np.minimum(sizes[:, None], sizes[None, :])
+    out = np.where(smaller >= 2, shared / np.maximum(smaller, 1.0), 0.0).astype(np.float32)
+    np.fill_diagonal(out, 0.0)
+    return out
 
 
 def assignments(clusters: Sequence[Cluster]) -> dict[str, str]:
@@ -91,16 +104,14 @@ def cluster_topics(
     # pair across the two groups is at least weakly related and no platform list
     # would hold two items. Plain transitive closure chains "春晚小品" to "春晚魔术"
     # to "春晚吐槽" until one blob swallows the whole holiday.
-    strong: list[tuple[float, int, int]] = []
-    weak = np.zeros((n, n), dtype=bool)
-    for i in range(n):
-        for j in range(i + 1, n):
-            lex = _overlap(toks[i], toks[j]) if min(len(toks[i]), len(toks[j])) >= 2 else 0.0
-            d = float(sim[i, j]) if sim is not None else 0.0
-            mixed = d >= mixed_dense and lex >= mixed_lexical
-            if lex >= lexical_threshold or d >= dense_threshold or mixed:
-                strong.append((max(d, lex), i, j))
-            weak[i, j] = weak[j, i] = (lex >= mixed_lexical or d >= mixed_dense)
+    # All pairs at once in numpy (a Python double loop held the GIL for ~0.3 s per re-index).
+    lex = _overlap_matrix(toks)
+    d = sim if sim is not None else np.zeros((n, n), dtype=np.float32)
+    strong_mask = (lex >= lexical_threshold) | (d >= dense_threshold) | ((d >= mixed_dense) & (lex >= mixed_lexical))
+    weak = (lex >= mixed_lexical) | (d >= mixed_dense)
+    ii, jj = np.nonzero(np.triu(strong_mask, k=1))
+    best = np.maximum(d, lex)[ii, jj]
+    strong = [(float(s), int(i), int(j)) for s, i, j in zip(best, ii, jj, strict=True)]
     lists = [(t.source, str(t.extra.get("list", ""))) for t in topics]
     group_of = list(range(n))
     members_of: dict[int, list[int]] = {i: [i] for i in range(n)}

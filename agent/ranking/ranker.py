@@ -160,6 +160,7 @@ class Ranker:
         batcher: MicroBatcher | None = None,
         cache: EmbeddingCache | None = None,
         weights: FusionWeights | None = None,
+        shed_queue_depth: int | None = None,
     ) -> None:
         self.embedder = embedder
         self.batcher = batcher
@@ -168,6 +169,9 @@ class Ranker:
         self.calibration = self._calibration(embedder)
         self.entries: list[RankerEntry] = []
         self._utterance_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        # waiting encodes beyond which a query is ranked lexically instead (None = never shed)
+        self.shed_queue_depth: int | None = shed_queue_depth
+        self.shed = 0
         self._pos: dict[str, int] = {}
         self.matrix = np.zeros((0, embedder.dim if embedder else 0), dtype=np.float32)
         self.lexical = BM25Index([])
@@ -283,10 +287,19 @@ class Ranker:
             return []
         qvec = None
         if self._needs_dense(channels):
-            qvec = await self._query_vector(text, parts, windowed=isinstance(query, ConversationWindow))
+            if self._overloaded():
+                # Load shedding: with the model's queue already deep, an answer now from the
+                # lexical channel beats a late one; the gate judges it on the lexical scale.
+                self.shed += 1
+            else:
+                qvec = await self._query_vector(text, parts, windowed=isinstance(query, ConversationWindow))
         return self.score(
             qvec, parts, top_k=top_k, gate=gate, prior=prior, exclude=exclude, mmr=mmr, channels=channels
         )
+
+    def _overloaded(self) -> bool:
+        return (self.shed_queue_depth is not None and self.batcher is not None
+                and self.batcher.queue_depth >= self.shed_queue_depth)
 
     async def _encode_queries(self, texts: list[str]) -> np.ndarray:
         assert self.embedder is not None
@@ -302,17 +315,23 @@ class Ranker:
         utterance stays one short encode however long the conversation grows — where
         embedding the joined window would grow with it (attention is quadratic).
         """
-        if not windowed or len(parts) <= 1:
-            return (await self._encode_queries([text]))[0]
+        if not windowed:
+            parts = [(text, 1.0)]  # a plain query: cached like an utterance (the live loop asks twice)
         missing = [t for t, _ in parts if t not in self._utterance_vectors]
         if missing:
-            for t, v in zip(missing, await self._encode_queries(missing), strict=True):
-                self._utterance_vectors[t] = v
-        while len(self._utterance_vectors) > 4096:
+            # Only the newest missing utterance is encoded: older holes (left by load shedding)
+            # stay holes, so one call never turns into eight encodes; BM25 still reads them.
+            newest = missing[-1]
+            self._utterance_vectors[newest] = (await self._encode_queries([newest]))[0]
+            parts = [(t, w) for t, w in parts if t in self._utterance_vectors]
+        for t, _ in parts:
+            self._utterance_vectors.move_to_end(t)
+        while len(self._utterance_vectors) > 4096:  # least recently used go first, never this window's
             self._utterance_vectors.popitem(last=False)
+        if len(parts) == 1:
+            return self._utterance_vectors[parts[0][0]]
         combined = np.zeros(self.matrix.shape[1], dtype=np.float32)
         for t, w in parts:
-            self._utterance_vectors.move_to_end(t)
             combined += w * self._utterance_vectors[t]
         norm = float(np.linalg.norm(combined))
         return combined / norm if norm > 0 else combined

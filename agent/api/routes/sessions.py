@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
@@ -74,6 +75,7 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
             if not isinstance(msg, dict) or msg.get("type") != "utterance":
                 await websocket.send_json({"type": "error", "message": "expected {\"type\": \"utterance\", ...}"})
                 continue
+            started = time.perf_counter()
             try:
                 result = await runtime.handle_utterance(session, msg.get("text"), final=bool(msg.get("final", True)))
             except (InputError, OverloadError) as exc:
@@ -83,6 +85,7 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
                 await websocket.send_json({"type": "caption", **caption.to_public()})
             if result.warning:
                 await websocket.send_json({"type": "warning", "message": result.warning})
-            await websocket.send_json({"type": "decision", "decision": result.decision})
+            await websocket.send_json({"type": "decision", "decision": result.decision,
+                                       "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
     except WebSocketDisconnect:
         pass
