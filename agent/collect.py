@@ -35,7 +35,8 @@ class Collector:
     settings: Settings
     store: Store
     sources: Sequence[Source] = ()
-    transport: httpx.AsyncBaseTransport | None = None
+    transport: httpx.AsyncBaseTransport | None = None  # the live transport; None = the real network
+    fallback_to_replay: bool = True  # replay fixtures when no source can even connect
     breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
     replaying: bool = False
     metrics: Any = None  # agent.metrics.Metrics, when running as a service
@@ -54,9 +55,8 @@ class Collector:
 
     def _fetcher(self) -> HttpFetcher:
         if self._http is None:
-            transport = self.transport
-            if self.replaying and transport is None:
-                transport = ReplayTransport(self.sources, self.settings.fixtures_dir)
+            transport = (ReplayTransport(self.sources, self.settings.fixtures_dir) if self.replaying
+                         else self.transport)
             policy = FetchPolicy.from_settings(self.settings)
             if self.replaying:
                 policy = FetchPolicy(retries=0, timeout_s=5, deadline_s=10, max_body_bytes=policy.max_body_bytes)
@@ -66,6 +66,9 @@ class Collector:
     async def switch_to_replay(self) -> None:
         await self.aclose()
         self.replaying = True
+        # sources see offline mode too (e.g. Reddit needs no credentials to replay its fixture)
+        for source in self.sources:
+            source.settings = source.settings.model_copy(update={"offline": True})
         for breaker in self.breakers.values():
             breaker.record(True)
 
@@ -75,7 +78,7 @@ class Collector:
         async with self._lock:
             started = utcnow()
             outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
-            if not self.replaying and self.transport is None and _network_unreachable(outcomes):
+            if not self.replaying and self.fallback_to_replay and _network_unreachable(outcomes):
                 log.warning("network unreachable (no source could connect): replaying recorded fixtures "
                             "from %s instead of live data", self.settings.fixtures_dir)
                 await self.switch_to_replay()

@@ -32,6 +32,7 @@ def test_all_sources_down_serves_the_last_snapshot_and_says_degraded(tmp_path):
 
     runtime.collector.transport = httpx.MockTransport(down)
     runtime.collector.replaying = False
+    runtime.collector.fallback_to_replay = False  # keep the outage visible instead of replaying
     with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
         before = len(c.get("/v1/topics?limit=500", headers=AUTH).json()["items"])
         asyncio.run(_cycle_in_thread(runtime))

@@ -20,7 +20,8 @@ async def healthz() -> dict:
 @router.get("/readyz", summary="Readiness: degraded when sources fail or the model is not loaded")
 async def readyz(runtime: RuntimeDep) -> JSONResponse:
     health = await asyncio.to_thread(runtime.store.health)
-    failing = sorted(h.source for h in health if h.consecutive_failures > 0)
+    # a source switched off for want of credentials is configuration, not a failure
+    failing = sorted(h.source for h in health if h.consecutive_failures > 0 and h.last_error_kind != "disabled")
     reasons = []
     if runtime.ranker is None:
         reasons.append("ranker not started")
