@@ -68,9 +68,10 @@ class Runtime:
     stored: dict[str, StoredTopic] = field(default_factory=dict)
     engine: WorkflowEngine | None = None
     summarizer: Callable[..., Any] | None = None
-    _embedder_choice: Any = "settings"  # "settings" = build from settings; else an Embedder or None
+    embedder_choice: Any = "settings"  # "settings" = build from settings; else an Embedder, or None for lexical
     _refresh_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _assignments: dict[str, str] = field(default_factory=dict)  # keeps cluster ids stable across cycles
+    _story_members: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def model_name(self) -> str | None:
@@ -89,8 +90,7 @@ class Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
         store = store or Store(settings.db_path)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
-                      sessions=SessionManager(store), hud=HudHub())
-        runtime._embedder_choice = embedder
+                      sessions=SessionManager(store), hud=HudHub(), embedder_choice=embedder)
         runtime.collector.metrics = runtime.metrics
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
@@ -129,7 +129,7 @@ class Runtime:
         from .ranking import EmbeddingCache, MicroBatcher, build_embedder
 
         embedder: Any = None
-        choice = self._embedder_choice
+        choice = self.embedder_choice
         try:
             if choice == "settings":
                 embedder = await asyncio.to_thread(build_embedder, self.settings)
@@ -180,6 +180,7 @@ class Runtime:
                 vectors=ranker.matrix if ranker.embedder is not None and len(ranker.matrix) == len(topics) else None,
                 previous=self._assignments)
             self._assignments = assignments(clusters)
+            self._story_members = {c.id: {m.id for m in c.members} for c in clusters}
             self.stored = {s.topic.id: s for s in current}
             self.clusters = {m.id: c for c in clusters for m in c.members}
             log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
@@ -213,9 +214,10 @@ class Runtime:
 
     def members_of(self, stories: set[str]) -> set[str]:
         """Every topic id belonging to these stories."""
-        if not stories:
-            return set()
-        return {tid for tid, c in self.clusters.items() if c.id in stories} | stories
+        out = set(stories)
+        for story in stories:
+            out |= self._story_members.get(story, set())
+        return out
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
                         session_id: str | None = None) -> Caption:

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -68,10 +69,13 @@ class Session:
 
 
 class SessionManager:
-    def __init__(self, store: Store, policy: GatePolicy | None = None) -> None:
+    def __init__(self, store: Store, policy: GatePolicy | None = None, *, max_live: int = 10_000) -> None:
         self.store = store
         self.policy = policy or GatePolicy()
-        self._live: dict[str, Session] = {}
+        self.max_live = max_live
+        # least recently used first; an evicted session comes back from the store on its next
+        # utterance, with a fresh (empty) conversation window
+        self._live: OrderedDict[str, Session] = OrderedDict()
 
     def create(self, profile: str = "hud-web", frequency: Frequency = "medium") -> tuple[Session, str]:
         get_profile(profile)  # unknown profiles fail here, listing the valid ones
@@ -86,6 +90,7 @@ class SessionManager:
     def get(self, session_id: str) -> Session | None:
         live = self._live.get(session_id)
         if live is not None:
+            self._live.move_to_end(session_id)
             return live
         rows = self.store.query("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
@@ -97,6 +102,8 @@ class SessionManager:
         session = Session(id=session_id, profile=profile, frequency=frequency, token_hash=token_hash,
                           gate=SessionGate(policy=self.policy.with_frequency(frequency)))
         self._live[session_id] = session
+        while len(self._live) > self.max_live:
+            self._live.popitem(last=False)
         return session
 
     def __len__(self) -> int:

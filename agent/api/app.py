@@ -25,8 +25,9 @@ log = logging.getLogger("trendlens.api")
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, schedule: bool = True,
-               announce_key: bool = True) -> FastAPI:
-    """Build the app. Tests pass their own settings/runtime and `schedule=False`."""
+               announce_key: bool = True, start_runtime: bool = True) -> FastAPI:
+    """Build the app. Tests pass their own settings/runtime and `schedule=False`; a caller that
+    already started its runtime (the demo) passes `start_runtime=False` and closes it itself."""
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -41,7 +42,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
         app.state.keys = keys
         app.state.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
-        await rt.start()
+        if start_runtime:
+            await rt.start()
         scheduler = None
         first_fetch = None
         if schedule:
@@ -59,7 +61,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 first_fetch.cancel()
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
-            await rt.aclose()
+            if start_runtime:
+                await rt.aclose()
 
     app = FastAPI(title="TrendLens 热梗透视镜", version="0.1.0", lifespan=lifespan,
                   description="Trending topics matched to the live conversation, captioned for smart glasses.")

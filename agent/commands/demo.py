@@ -133,8 +133,7 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
 
     from ..api import create_app
 
-    app = create_app(runtime.settings, runtime=_Started(runtime), schedule=False,  # type: ignore[arg-type]
-                     announce_key=False)
+    app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     task = asyncio.create_task(server.serve())
     for _ in range(100):
@@ -145,21 +144,3 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
         console.print(f"[yellow]HUD page not served: port {port} is busy (use --port)[/]")
         return None
     return task
-
-
-class _Started:
-    """The demo's runtime, already started: the app's lifespan must not start it twice."""
-
-    def __init__(self, runtime) -> None:  # type: ignore[no-untyped-def]
-        self._rt = runtime
-
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self._rt, name)
-
-    async def start(self) -> None:
-        return None
-
-    async def aclose(self) -> None:
-        return None
-
-

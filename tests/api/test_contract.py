@@ -239,3 +239,16 @@ def test_openapi_docs_are_served(client):
     for path in ("/v1/topics", "/v1/sessions", "/v1/chat/completions", "/metis/agent/api/sse", "/v1/digest"):
         assert path in spec["paths"]
     assert client.get("/docs").status_code == 200
+
+
+def test_evicted_sessions_come_back_from_the_store(tmp_path):
+    from agent.sessions import SessionManager
+    from agent.store import Store
+
+    manager = SessionManager(Store(tmp_path / "s.db"), max_live=2)
+    first, token = manager.create("even-g1")
+    for _ in range(3):
+        manager.create("hud-web")
+    assert len(manager) == 2
+    again = manager.get(first.id)
+    assert again is not None and again.profile == "even-g1" and again.check_token(token)

@@ -112,7 +112,7 @@ async def test_step_timeout_and_retry_are_applied_and_runs_recorded(runtime, tmp
 async def test_gate_stops_a_run_quietly(runtime, tmp_path):
     from agent.ranking import HashEmbedder
 
-    runtime._embedder_choice = HashEmbedder()
+    runtime.embedder_choice = HashEmbedder()
     await runtime.collector.cycle()
     await runtime.start()
     engine = WorkflowEngine(runtime, WORKFLOWS)
