@@ -83,9 +83,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
     console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from "
                   f"{len({t.topic.source for t in runtime.stored.values()})} platforms (recorded, offline); "
                   f"model: {runtime.model_name or 'lexical only'}")
-    server_task = None
-    if args.port:
-        server_task = await _serve(runtime, args.port, console)
+    serving = await _serve(runtime, args.port, console) if args.port else None
     latencies: list[float] = []
     shown = 0
     try:
@@ -121,8 +119,10 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
         console.print(f"{len(latencies)} utterances, {shown} captions shown, decision latency median "
                       f"{median(latencies):.0f} ms, max {max(latencies):.0f} ms")
     finally:
-        if server_task is not None:
-            server_task.cancel()
+        if serving is not None:
+            server, task = serving
+            server.should_exit = True  # a graceful stop: cancelling would break uvicorn's lifespan
+            await asyncio.wait_for(task, 10)
         await runtime.aclose()
         runtime.store.close()
     return 0
@@ -143,4 +143,4 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
     if task.done():
         console.print(f"[yellow]HUD page not served: port {port} is busy (use --port)[/]")
         return None
-    return task
+    return server, task
