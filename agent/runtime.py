@@ -19,7 +19,7 @@ from .collect import Collector
 from .display import Display
 from .display.hud import HudHub
 from .engine.runner import WorkflowEngine
-from .errors import ConfigError, ModelError, TrendLensError, UnknownNameError
+from .errors import ConfigError, InputError, ModelError, TrendLensError, UnknownNameError
 from .metrics import Metrics
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster, assignments, cluster_topics
@@ -105,10 +105,10 @@ class Runtime:
         return runtime
 
     def _build_displays(self) -> dict[str, Display]:
-        """The HUD hub always; stdout/webhook when configured (mentra is mounted by the API)."""
+        """The HUD hub always; stdout, webhook and the MentraOS app when configured."""
         import httpx
 
-        from .display import StdoutDisplay, WebhookDisplay
+        from .display import MentraApp, MentraConfig, StdoutDisplay, WebhookDisplay
 
         displays: dict[str, Display] = {"hud": self.hud}
         s = self.settings
@@ -120,7 +120,12 @@ class Runtime:
                     raise ConfigError("display 'webhook' needs TRENDLENS_WEBHOOK_URL and TRENDLENS_WEBHOOK_SECRET")
                 displays[name] = WebhookDisplay(s.webhook_url, client=httpx.AsyncClient(timeout=5.0),
                                                 secret=s.webhook_secret.get_secret_value())
-            elif name not in ("hud", "mentra"):
+            elif name == "mentra":
+                if not s.mentra_api_key:
+                    raise ConfigError("display 'mentra' needs TRENDLENS_MENTRA_API_KEY (the app's MentraOS API key)")
+                config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value())
+                displays[name] = MentraApp(config, on_transcript=self._on_mentra_transcript)
+            elif name != "hud":
                 raise UnknownNameError("display", name, ("stdout", "webhook", "hud", "mentra"))
         return displays
 
@@ -160,6 +165,15 @@ class Runtime:
 
     async def in_thread(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def _on_mentra_transcript(self, session_id: str, text: str, is_final: bool) -> list[Caption]:
+        """MentraOS transcripts drive the same live loop; captions reach the glasses via push."""
+        session = await asyncio.to_thread(self.sessions.ensure, session_id, "mentra-generic")
+        try:
+            await self.handle_utterance(session, text, final=is_final)
+        except InputError as exc:
+            log.info("mentra %s: transcript ignored: %s", session_id, exc)
+        return []  # the workflow's push step already sent them to this session's display
 
     async def _on_cycle(self, outcomes: list[Any]) -> None:
         if self.ranker is not None:  # before start() there is nothing to re-index yet

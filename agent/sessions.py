@@ -87,6 +87,17 @@ class SessionManager:
         session = self._materialise(session_id, profile, frequency, _hash(token))
         return session, token
 
+    def ensure(self, session_id: str, profile: str) -> Session:
+        """The session with this id, created when a glasses platform names one we have not seen."""
+        existing = self.get(session_id)
+        if existing is not None:
+            return existing
+        token_hash = _hash(secrets.token_urlsafe(24))  # reached through the platform, not our HUD page
+        with self.store.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO sessions (id, token_hash, profile, frequency, created_at) "
+                       "VALUES (?, ?, ?, 'medium', ?)", (session_id, token_hash, profile, utcnow().isoformat()))
+        return self._materialise(session_id, profile, "medium", token_hash)
+
     def get(self, session_id: str) -> Session | None:
         live = self._live.get(session_id)
         if live is not None:

@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     workflows_dir: Path | None = Field(default=None,
                                        description="workflow YAML folder; the bundled one when unset")
     displays: Annotated[list[str], NoDecode] = Field(default_factory=list,
-                                                     description="extra display adapters: stdout, webhook")
+                                                     description="extra display adapters: stdout, webhook, mentra")
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
     mentra_package: str = "com.trendlens.captions"
