@@ -129,13 +129,16 @@ async def _llm_wording(runtime: Runtime, question: str, grounded: str, style: St
         {"role": "user", "content": question},
     ]
     headers = {"Authorization": f"Bearer {s.llm_api_key.get_secret_value()}"} if s.llm_api_key else {}
+    client = runtime.llm_client
+    if client is None:
+        return None
     try:
-        async with httpx.AsyncClient(timeout=s.llm_timeout_s) as client:
-            resp = await client.post(s.llm_base_url.rstrip("/") + "/chat/completions", headers=headers,
-                                     json={"model": s.llm_model, "messages": messages, "temperature": 0.3})
-            resp.raise_for_status()
-            content = resp.json()["choices"][0]["message"]["content"]
-            return str(content).strip() or None
+        resp = await client.post(s.llm_base_url.rstrip("/") + "/chat/completions", headers=headers,
+                                 json={"model": s.llm_model, "messages": messages, "temperature": 0.3},
+                                 timeout=s.llm_timeout_s)
+        resp.raise_for_status()
+        content = resp.json()["choices"][0]["message"]["content"]
+        return str(content).strip() or None
     except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
         log.warning("LLM wording failed (%s); answering from the template", type(exc).__name__)
         return None

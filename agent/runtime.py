@@ -19,7 +19,7 @@ from .collect import Collector
 from .display import Display
 from .display.hud import HudHub
 from .engine.runner import WorkflowEngine
-from .errors import ConfigError, InputError, ModelError, TrendLensError, UnknownNameError
+from .errors import ConfigError, InputError, ModelError, UnknownNameError
 from .metrics import Metrics
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster, assignments, cluster_topics
@@ -67,7 +67,7 @@ class Runtime:
     clusters: dict[str, Cluster] = field(default_factory=dict)  # topic id -> its cluster
     stored: dict[str, StoredTopic] = field(default_factory=dict)
     engine: WorkflowEngine | None = None
-    summarizer: Callable[..., Any] | None = None
+    llm_client: Any = None  # httpx.AsyncClient for the OpenAI-compatible endpoint, when one is configured
     embedder_choice: Any = "settings"  # "settings" = build from settings; else an Embedder, or None for lexical
     _refresh_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _assignments: dict[str, str] = field(default_factory=dict)  # keeps cluster ids stable across cycles
@@ -101,6 +101,10 @@ class Runtime:
                               lambda: runtime.ranker.batcher.queue_depth
                               if runtime.ranker and runtime.ranker.batcher else 0)
         runtime.displays = runtime._build_displays()
+        if settings.llm_base_url:
+            import httpx
+
+            runtime.llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
         runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or PROJECT_ROOT / "workflows")
         return runtime
 
@@ -160,6 +164,8 @@ class Runtime:
             except Exception as exc:  # noqa: BLE001 - closing must go on for the others
                 log.warning("closing display %s: %s", getattr(display, "name", "?"), exc)
         await self.collector.aclose()
+        if self.llm_client is not None:
+            await self.llm_client.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:
             self.ranker.batcher.close()
 
@@ -234,7 +240,7 @@ class Runtime:
         return out
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
-                        session_id: str | None = None) -> Caption:
+                        session_id: str | None = None, summary: str | None = None) -> Caption:
         topic = ranked.topic
         cluster = self.clusters.get(topic.id)
         members = cluster.members if cluster else [topic]
@@ -247,17 +253,20 @@ class Runtime:
         lead = _headline(topic, members)
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
-                               summary=lead.summary, score=ranked.score, topic_id=topic.id, ttl_ms=ttl_ms,
+                               summary=summary or lead.summary, score=ranked.score, topic_id=topic.id,
+                               ttl_ms=ttl_ms,
                                session_id=session_id)
 
-    async def summarize_caption(self, caption: Caption, context: str, *, timeout_s: float) -> Caption | None:
-        if self.summarizer is None:
+    async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
+        """A one-line gloss of a topic from the configured LLM, or None (not configured, slow, failed)."""
+        s = self.settings
+        if not s.llm_base_url or self.llm_client is None:
             return None
-        try:
-            return await asyncio.wait_for(self.summarizer(caption, context), timeout_s)
-        except (TimeoutError, TrendLensError, OSError) as exc:
-            log.warning("summarizer failed, keeping the template caption: %s", exc)
-            return None
+        from .captions.summarize import summarize
+
+        return await summarize(title, context, client=self.llm_client, base_url=s.llm_base_url,
+                               api_key=s.llm_api_key.get_secret_value() if s.llm_api_key else None,
+                               model=s.llm_model, timeout_s=timeout_s)
 
     # -- output --------------------------------------------------------------------
     async def push(self, item: Any, *, display: str = "session") -> list[str]:
@@ -272,7 +281,8 @@ class Runtime:
                 if await target.show(item):
                     delivered.append(name)
             elif hasattr(target, "send_digest"):
-                if await target.send_digest(item):
+                payload = item.public() if hasattr(item, "public") else item
+                if await target.send_digest(payload):
                     delivered.append(name)
         return delivered
 

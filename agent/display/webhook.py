@@ -113,6 +113,14 @@ class WebhookDisplay:
         body = _dumps({"type": "clear", "session_id": session_id, "created_at": self._clock()})
         self._enqueue(_Delivery(body=body, expires_at=self._clock() + _CLEAR_TTL_S, label="clear"))
 
+    async def send_digest(self, digest: dict[str, Any], *, ttl_s: float = 3600.0) -> bool:
+        """Queue a signed `{"type": "digest", ...}` delivery; a digest stays useful for an hour."""
+        if self._closed:
+            return False
+        body = _dumps({"type": "digest", "created_at": self._clock(), "digest": digest})
+        self._enqueue(_Delivery(body=body, expires_at=self._clock() + ttl_s, label="digest"))
+        return True
+
     async def drain(self, timeout_s: float = 10.0) -> None:
         """Wait until everything queued so far is delivered, dropped or failed."""
         await asyncio.wait_for(self._queue.join(), timeout_s)

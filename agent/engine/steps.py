@@ -178,10 +178,12 @@ class SummarizeParams(_Params):
 
 async def summarize(ctx: RunContext, p: SummarizeParams) -> str:
     made = ctx.need("caption", "summarize")
-    better = await ctx.runtime.summarize_caption(made, ctx.data.get("utterance", ""), timeout_s=p.timeout_s)
-    if better is None:
-        return "kept template (no summarizer configured or it failed)"
-    ctx.data["caption"] = better
+    chosen = ctx.need("chosen", "summarize")
+    gloss = await ctx.runtime.gloss(chosen.topic.title, ctx.data.get("utterance", ""), timeout_s=p.timeout_s)
+    if gloss is None:
+        return "kept template (no LLM configured, or it was slow or failed)"
+    ctx.data["caption"] = ctx.runtime.compose_caption(chosen, profile=made.profile, ttl_ms=made.ttl_ms,
+                                                      session_id=made.session_id, summary=gloss)
     return "summarized"
 
 

@@ -132,3 +132,25 @@ async def test_clear_is_sent_signed(receiver: Receiver) -> None:
     payload = json.loads(req.body)
     assert (payload["type"], payload["session_id"]) == ("clear", "u1-app")
     assert req.headers["x-trendlens-signature"].startswith("sha256=")
+
+
+async def test_daily_digest_workflow_pushes_a_signed_digest(receiver: Receiver, tmp_path) -> None:
+    from agent.runtime import Runtime
+    from agent.settings import PROJECT_ROOT, Settings
+
+    settings = Settings(data_dir=tmp_path, offline=True, displays=["webhook"], webhook_url=receiver.url,
+                        webhook_secret=SECRET)
+    runtime = Runtime.build(settings, embedder=None)
+    await runtime.collector.cycle()
+    assert runtime.engine is not None and runtime.engine.folder == PROJECT_ROOT / "workflows"
+    record = await runtime.engine.run("daily_digest")
+    assert record.status == "ok", record.error
+    assert record.steps[-1].detail == "pushed to webhook"
+    await runtime.displays["webhook"].drain(timeout_s=5)
+    await runtime.aclose()
+    [req] = receiver.requests
+    expected = "sha256=" + hmac.new(SECRET.encode(), req.body, hashlib.sha256).hexdigest()
+    assert req.headers["x-trendlens-signature"] == expected
+    payload = json.loads(req.body)
+    assert payload["type"] == "digest" and payload["digest"]["items"]
+    assert (tmp_path / "digests").is_dir()
