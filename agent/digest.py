@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from .links import safe_link
 from .models import utcnow
-from .ranking.merge import cluster_topics
+from .ranking.merge import Cluster, cluster_topics
 from .store import Store
 
 __all__ = ["Digest", "DigestItem", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
@@ -46,21 +47,29 @@ class Digest:
 
 
 def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, since_hours: float = 24,
-                 since: datetime | None = None) -> Digest:
-    """Current topics clustered across platforms, hottest clusters first."""
+                 since: datetime | None = None, clusters: Sequence[Cluster] | None = None) -> Digest:
+    """Current topics clustered across platforms, hottest clusters first.
+
+    `clusters` are the running service's (embedding-informed, with stable ids); without
+    them the topics are clustered here from their titles alone.
+    """
     now = utcnow()
     since = since or now - timedelta(hours=since_hours)
     stored = [s for s in store.current(lang=lang) if datetime.fromisoformat(s.last_seen) >= since]
     by_id = {s.topic.id: s for s in stored}
     items = []
-    for cluster in cluster_topics([s.topic for s in stored]):
-        members = sorted(cluster.members, key=lambda t: -(t.heat or 0))
+    if clusters is None:
+        clusters = cluster_topics([s.topic for s in stored])
+    for cluster in clusters:
+        members = sorted((m for m in cluster.members if m.id in by_id), key=lambda t: -(t.heat or 0))
+        if not members:
+            continue
         lead = by_id[members[0].id]
         trends = {by_id[m.id].trend for m in members}
         trend: Trend = "new" if trends == {"new"} else "rising" if "rising" in trends else lead.trend
         history = [p.heat for p in store.history(lead.topic.id) if p.heat is not None]
         items.append(DigestItem(
-            cluster_id=cluster.id, title=lead.topic.title, heat=float(cluster.heat or 0), trend=trend,
+            cluster_id=cluster.id, title=lead.topic.title, heat=float(sum(m.heat or 0 for m in members)), trend=trend,
             history=history[-24:],
             platforms=[{"source": m.source, "rank": m.rank, "heat": m.heat, "title": m.title, "url": safe_link(m)}
                        for m in members],

@@ -227,6 +227,10 @@ class Runtime:
                 break
         return out
 
+    def cluster_list(self) -> list[Cluster]:
+        """Each current cross-platform cluster once."""
+        return list({c.id: c for c in self.clusters.values()}.values())
+
     def story_key(self, topic_id: str) -> str:
         """The cross-platform story a topic belongs to (its cluster id, else itself)."""
         cluster = self.clusters.get(topic_id)

@@ -213,7 +213,7 @@ async def digest(ctx: RunContext, p: DigestParams) -> str:
     from ..models import utcnow
 
     d = await ctx.runtime.in_thread(build_digest, ctx.runtime.store, lang=p.lang, limit=p.limit,
-                                    since_hours=p.since_hours)
+                                    since_hours=p.since_hours, clusters=ctx.runtime.cluster_list() or None)
     rendered = render_digest(d, p.format)
     ctx.data["digest"] = d
     ctx.data["digest_text"] = rendered

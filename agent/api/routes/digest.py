@@ -30,7 +30,8 @@ async def digest(runtime: RuntimeDep, _: ApiKey,
             raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-    d = await asyncio.to_thread(build_digest, runtime.store, lang=lang, limit=limit, since=start)
+    d = await asyncio.to_thread(build_digest, runtime.store, lang=lang, limit=limit, since=start,
+                                clusters=runtime.cluster_list() or None)
     if format == "json":
         return d.public()
     text = render_digest(d, format)
