@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.baidu import Baidu
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "baidu"
 EXPECTED = {
@@ -64,8 +64,7 @@ async def test_fetch_prefers_api(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Baidu(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Baidu(settings), handler)
     assert [str(r.url) for r in seen] == ["https://top.baidu.com/api/board?platform=web&tab=realtime"]
     assert len(topics) == 20 and topics[0].heat == 7_904_216
 
@@ -80,7 +79,6 @@ async def test_fetch_falls_back_to_page(settings) -> None:
             return httpx.Response(200, content=(FIXTURES / "sources/baidu/upstream-error.json").read_bytes())
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Baidu(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Baidu(settings), handler)
     assert seen == ["/api/board", "/board"]
     assert len(topics) == 6

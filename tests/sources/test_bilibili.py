@@ -4,18 +4,15 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.bilibili import HOTWORD_URL, POPULAR_URL, Bilibili
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "bilibili"
 CASES = FIXTURES / "sources" / "bilibili"
 HOTWORD = (CASES / "hotword.json").read_bytes()
 POPULAR = (CASES / "popular.json").read_bytes()
 
-
-def fetcher(handler) -> HttpFetcher:
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
 
 
 def test_every_real_recording_parses(settings) -> None:

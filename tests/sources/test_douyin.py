@@ -4,17 +4,14 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "douyin"
 HOT = (FIXTURES / "sources" / "douyin" / "hot-search.json").read_bytes()
 APP = (FIXTURES / "sources" / "douyin" / "app-trending.json").read_bytes()
 
-
-def fetcher(handler) -> HttpFetcher:
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
 
 
 def test_every_real_recording_parses(settings) -> None:

@@ -4,10 +4,10 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.settings import FeedConfig, Settings
 from agent.sources.feed import Feed, feed_sources
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 CASES = FIXTURES / "sources" / "feed"
 
@@ -90,8 +90,7 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body, headers={"Content-Type": "application/rss+xml"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await source.fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(source, handler)
     assert [str(r.url) for r in seen] == ["https://hnrss.org/best"]
     assert "application/rss+xml" in seen[0].headers["Accept"]
     assert all(t.source == "hn-best" and t.lang == "en" for t in topics)

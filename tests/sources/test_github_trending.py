@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.github_trending import GithubTrending
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with, fetcher
 
 RECORDINGS = SHARED_UPSTREAM / "github_trending"
 CASES = FIXTURES / "sources" / "github_trending"
@@ -53,8 +53,7 @@ async def test_fetch_requests_daily_trending(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body, headers={"Content-Type": "text/html; charset=utf-8"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await GithubTrending(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(GithubTrending(settings), handler)
     assert [str(r.url) for r in seen] == ["https://github.com/trending?since=daily"]
     assert seen[0].headers["Accept"] == "text/html"
     assert topics[0].title == "deepseek-ai/DeepSeek-R2" and topics[0].heat == 9874
@@ -68,9 +67,9 @@ async def test_fetch_abuse_page_and_http_errors(settings) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(next(statuses), content=abuse)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        fetcher = HttpFetcher(client, FetchPolicy(retries=0))
+    http = fetcher(handler)
+    async with http.client:
         with pytest.raises(BlockedError, match="abuse detection"):
-            await GithubTrending(settings).fetch(fetcher)
+            await GithubTrending(settings).fetch(http)
         with pytest.raises(FetchError, match="HTTP 429"):
-            await GithubTrending(settings).fetch(fetcher)
+            await GithubTrending(settings).fetch(http)

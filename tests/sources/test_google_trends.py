@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.google_trends import GoogleTrends
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 RECORDINGS = SHARED_UPSTREAM / "google_trends"
 CASES = FIXTURES / "sources" / "google_trends"
@@ -51,8 +51,7 @@ async def test_fetch_asks_for_the_configured_country(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body, headers={"Content-Type": "application/rss+xml"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await GoogleTrends(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(GoogleTrends(settings), handler)
     assert [str(r.url) for r in seen] == ["https://trends.google.com/trending/rss?geo=JP"]
     assert "rss" in seen[0].headers["Accept"]
     assert topics[0].title == "super bowl halftime show" and topics[0].heat == 2_000_000
@@ -65,6 +64,5 @@ async def test_fetch_reports_the_captcha_page_as_blocked(settings) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        with pytest.raises(BlockedError):
-            await GoogleTrends(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    with pytest.raises(BlockedError):
+        await fetch_with(GoogleTrends(settings), handler)

@@ -7,16 +7,13 @@ import httpx
 import pytest
 
 from agent.errors import FetchError, ParseError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.hackernews import ALGOLIA_URL, FIREBASE, HackerNews
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "hackernews"
 CASES = FIXTURES / "sources" / "hackernews"
 
-
-def fetcher(handler) -> HttpFetcher:
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
 
 
 def test_every_real_recording_parses(settings) -> None:

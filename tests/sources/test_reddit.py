@@ -7,17 +7,14 @@ import pytest
 from pydantic import SecretStr
 
 from agent.errors import ParseError, SourceDisabled, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "reddit"
 CASES = FIXTURES / "sources" / "reddit"
 LISTING = (CASES / "popular-hot.json").read_bytes()
 
-
-def fetcher(handler) -> HttpFetcher:
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
 
 
 @pytest.fixture

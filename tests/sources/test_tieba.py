@@ -4,17 +4,14 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.tieba import Tieba
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "tieba"
 TOPICS = (FIXTURES / "sources" / "tieba" / "topic-list.json").read_bytes()
 URL = "https://tieba.baidu.com/hottopic/browse/topicList"
 
-
-def fetcher(handler) -> HttpFetcher:
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
 
 
 def test_every_real_recording_parses(settings) -> None:

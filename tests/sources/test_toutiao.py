@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.toutiao import Toutiao
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "toutiao"
 
@@ -49,8 +49,7 @@ async def test_fetch_prefers_web(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Toutiao(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Toutiao(settings), handler)
     assert [str(r.url) for r in seen] == ["https://www.toutiao.com/hot-event/hot-board/?origin=toutiao_pc"]
     assert seen[0].headers["Referer"] == "https://www.toutiao.com/"
     assert len(topics) == 18
@@ -67,8 +66,7 @@ async def test_fetch_falls_back_to_app_feed(settings) -> None:
         assert request.url.params["category"] == "hotboard_online"
         return httpx.Response(200, content=app)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Toutiao(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Toutiao(settings), handler)
     assert seen == ["www.toutiao.com", "i-lq.snssdk.com"]
     assert len(topics) == 6
 
@@ -81,6 +79,5 @@ async def test_fetch_both_failing_keeps_the_preferred_error(settings) -> None:
             return httpx.Response(200, content=(FIXTURES / "sources/toutiao/web-error.json").read_bytes())
         return httpx.Response(200, content=errno)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        with pytest.raises(UpstreamError, match="errno=20100"):
-            await Toutiao(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    with pytest.raises(UpstreamError, match="errno=20100"):
+        await fetch_with(Toutiao(settings), handler)

@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.weibo import Weibo
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "weibo"
 # file -> (items, first title, first heat)
@@ -73,8 +73,7 @@ async def test_fetch_sends_referer_and_cookie(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Weibo(settings), handler)
     assert len(seen) == 1
     assert str(seen[0].url) == "https://weibo.com/ajax/side/hotSearch"
     assert seen[0].headers["Referer"] == "https://weibo.com/"
@@ -95,8 +94,7 @@ async def test_fetch_falls_back_to_mobile_then_html(settings) -> None:
             return httpx.Response(200, content=mobile)
         raise AssertionError("html endpoint must not be reached")
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Weibo(settings), handler)
     assert seen == ["weibo.com", "m.weibo.cn"]
     assert [t.rank for t in topics] == [1, 2, 3, 4, 5, 6]
 
@@ -107,6 +105,5 @@ async def test_fetch_all_blocked_reports_blocked(settings) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=wall, headers={"Content-Type": "text/html"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        with pytest.raises(BlockedError):
-            await Weibo(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    with pytest.raises(BlockedError):
+        await fetch_with(Weibo(settings), handler)

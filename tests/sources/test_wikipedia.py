@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from agent.errors import FetchError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.wikipedia import Wikipedia
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 RECORDINGS = SHARED_UPSTREAM / "wikipedia"
 CASES = FIXTURES / "sources" / "wikipedia"
@@ -72,9 +72,7 @@ async def test_fetch_falls_back_to_the_day_before(settings) -> None:
             return httpx.Response(404, content=missing, headers={"Content-Type": "application/problem+json"})
         return httpx.Response(200, content=top, headers={"Content-Type": "application/json"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        source = Wikipedia(settings, clock=_fixed_clock)
-        topics = await source.fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)
     assert [str(r.url) for r in seen] == [f"{API}/en.wikipedia/all-access/2025/02/10",
                                           f"{API}/en.wikipedia/all-access/2025/02/09"]
     for request in seen:
@@ -91,8 +89,7 @@ async def test_fetch_uses_the_configured_project_and_fails_loudly(settings) -> N
         seen.append(str(request.url))
         return httpx.Response(404, content=(CASES / "not-found.json").read_bytes())
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        with pytest.raises(FetchError, match="HTTP 404") as info:
-            await Wikipedia(settings, clock=_fixed_clock).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    with pytest.raises(FetchError, match="HTTP 404") as info:
+        await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)
     assert seen == [f"{API}/zh.wikipedia/all-access/2025/02/10", f"{API}/zh.wikipedia/all-access/2025/02/09"]
     assert "fallbacks failed too" in str(info.value)

@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
-from agent.fetching import FetchPolicy, HttpFetcher
 from agent.sources.zhihu import Zhihu
 from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "zhihu"
 # file -> (items, first title, first heat); topsearch pages print no heat at all
@@ -67,8 +67,7 @@ async def test_fetch_prefers_hot_lists(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Zhihu(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Zhihu(settings), handler)
     assert [str(r.url) for r in seen] == ["https://www.zhihu.com/api/v3/feed/topstory/hot-lists/total?limit=50"]
     assert seen[0].headers["Referer"] == "https://www.zhihu.com/hot"
     assert len(topics) == 20 and topics[0].heat == 29_870_000
@@ -85,8 +84,7 @@ async def test_fetch_falls_back_to_topsearch(settings) -> None:
             return httpx.Response(403, content=unhuman)
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-        topics = await Zhihu(settings).fetch(HttpFetcher(client, FetchPolicy(retries=0)))
+    topics = await fetch_with(Zhihu(settings), handler)
     assert seen == ["/api/v3/feed/topstory/hot-lists/total", "/topsearch"]
     assert topics[0].title == "春晚机器人扭秧歌"
     assert topics[0].url.startswith("https://www.zhihu.com/search?")
