@@ -274,8 +274,8 @@ class Runtime:
 
     # -- output --------------------------------------------------------------------
     async def push(self, item: Any, *, display: str = "session") -> list[str]:
-        names = ["hud", *[n for n in self.displays if n not in ("hud", "webhook")]] if display == "session" \
-            else [display]
+        # "session": every configured display; each adapter delivers only what concerns it
+        names = list(self.displays) if display == "session" else [display]
         delivered = []
         for name in names:
             target = self.displays.get(name)

@@ -155,11 +155,8 @@ class Store:
         stamp = _iso(now)
         outcomes = list(outcomes)
         with self.transaction() as db:
-            cur = db.execute(
-                "INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, ?, ?)",
-                (started, stamp, json.dumps([o.source for o in outcomes]),
-                 sum(o.ok for o in outcomes), sum(not o.ok for o in outcomes)))
-            cycle_id = int(cur.lastrowid or 0)
+            cycle_id = self._new_cycle(db, started, stamp, [o.source for o in outcomes],
+                                       ok=sum(o.ok for o in outcomes), failed=sum(not o.ok for o in outcomes))
             for outcome in outcomes:
                 if outcome.ok:
                     self._write_topics(db, outcome.topics, cycle_id, stamp)
@@ -180,6 +177,13 @@ class Store:
                                consecutive_failures=source_health.consecutive_failures + 1""",
                         (outcome.source, stamp, str(outcome.error), outcome.error.kind, stamp, outcome.elapsed_s))
         return cycle_id
+
+    @staticmethod
+    def _new_cycle(db: sqlite3.Connection, started: str, finished: str, sources: list[str], *, ok: int,
+                   failed: int) -> int:
+        cur = db.execute("INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, ?, ?)",
+                         (started, finished, json.dumps(sources), ok, failed))
+        return int(cur.lastrowid or 0)
 
     def _write_topics(self, db: sqlite3.Connection, topics: Iterable[Topic], cycle_id: int, stamp: str,
                       ingested: bool = False) -> None:
@@ -205,9 +209,8 @@ class Store:
         retention prunes them; ingesting the same id again updates it and extends its history."""
         stamp = _iso(now or utcnow())
         with self.transaction() as db:
-            cur = db.execute("INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, 1, 0)",
-                             (stamp, stamp, json.dumps(["ingest"])))
-            self._write_topics(db, topics, int(cur.lastrowid or 0), stamp, ingested=True)
+            cycle_id = self._new_cycle(db, stamp, stamp, ["ingest"], ok=1, failed=0)
+            self._write_topics(db, topics, cycle_id, stamp, ingested=True)
         return len(topics)
 
     def prune(self, retention_days: int, *, now: datetime | None = None) -> int:

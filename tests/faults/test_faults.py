@@ -98,9 +98,20 @@ def test_webhook_down_never_blocks_the_live_loop(tmp_path):
     with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
         s = c.post("/v1/sessions", json={}, headers=AUTH).json()
         started = time.monotonic()
+        shown = 0
         for text in ("春晚机器人扭秧歌你们看了吗", "哪吒2票房破百亿了听说", "过年回家又被催婚了"):
-            assert c.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text}, headers=AUTH).status_code == 200
+            r = c.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text}, headers=AUTH)
+            assert r.status_code == 200
+            shown += len(r.json()["captions"])
         assert time.monotonic() - started < 5
+        assert shown >= 1  # the glasses still got their caption
+        # ...and the dead webhook was handed it too: it retries in the background, then gives up
+        deadline = time.monotonic() + 10
+        stats = runtime.displays["webhook"].stats
+        while stats.failed + stats.dropped < shown and time.monotonic() < deadline:
+            time.sleep(0.1)
+            stats = runtime.displays["webhook"].stats
+        assert stats.delivered == 0 and stats.failed + stats.dropped == shown
 
 
 def _count(data: Path, table: str) -> int:

@@ -28,7 +28,7 @@ async def hud_page(session_id: str, runtime: RuntimeDep, token: str | None = Non
         raise ApiError(401, "this page needs the session's token: /hud/<id>?token=<token>")
     profile = get_profile(session.profile)
     config = {"session": session.id, "profile": profile.name, "lines": profile.max_lines,
-              "width": getattr(profile, "width_px", None) or 640, "height": getattr(profile, "height_px", None) or 200}
+              "width": profile.width_px or 640, "height": profile.height_px or 200}
     page = _PAGE.replace("__CONFIG__", html.escape(json.dumps(config), quote=True))
     return HTMLResponse(page, headers={
         "Content-Security-Policy": "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; "
