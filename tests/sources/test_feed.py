@@ -95,3 +95,16 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
     assert "application/rss+xml" in seen[0].headers["Accept"]
     assert all(t.source == "hn-best" and t.lang == "en" for t in topics)
     assert topics[0].id == "hn-best:https://news.ycombinator.com/item?id=43011120"
+
+
+def test_namespaced_authors_and_rss1_feeds_are_read(settings) -> None:
+    # dc:creator is how Hacker News (and most RSS 2.0 generators) name the author.
+    rss = Feed(settings).parse((CASES / "rss.xml").read_bytes())
+    assert rss[0].extra["author"] == "deepseek_fan"
+    rdf = (b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+           b'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+           b'<channel rdf:about="https://example.org/"><title>t</title><link>https://example.org/</link></channel>'
+           b'<item rdf:about="https://example.org/a"><title>RSS 1.0 item</title><link>https://example.org/a</link>'
+           b'<dc:date>2025-02-10T11:00:07Z</dc:date></item></rdf:RDF>')
+    topics = Feed(settings).parse(rdf)
+    assert [t.title for t in topics] == ["RSS 1.0 item"] and topics[0].url == "https://example.org/a"
