@@ -282,6 +282,61 @@ def bench_graphemes(args: argparse.Namespace) -> None:
           f"({fit_old / n * 1e6:.1f} -> {fit_new / n * 1e6:.1f} us per caption)")
 
 
+# -- rate limiter ------------------------------------------------------------------------------------
+def bench_limiter(args: argparse.Namespace) -> None:
+    """Same request timelines through our token bucket and through each `limits` strategy.
+
+    A token bucket (rate r/s, burst B) has no exact `limits` counterpart; the closest item is
+    "B per B/r seconds" (same burst, same long-run rate). Time is simulated (limits reads time.time).
+    """
+    from unittest import mock
+
+    import limits
+    from limits.storage import MemoryStorage
+    from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
+
+    from agent.api.security import RateLimiter
+    clock = [1_000_000.0]
+    for rate, burst in ((20.0, 60), (1.0, 3)):
+        window = burst / rate
+        timelines = {
+            f"burst of {burst}, then {rate:g}/s for 10 s": [0.0] * burst + [i / rate for i in range(1, int(10 * rate))],
+            f"steady {2 * rate:g}/s for 10 s (twice the rate)": [i / (2 * rate) for i in range(int(20 * rate))],
+        }
+        print(f"\nrate {rate:g}/s, burst {burst} (limits item: {burst} per {window:g} s)")
+        print("| timeline | token bucket (ours) | " + " | ".join(
+            ("moving window", "fixed window", "sliding window counter")) + " |")
+        print("|---|---|---|---|---|")
+        for name, times in timelines.items():
+            row = []
+            ours = RateLimiter(rate, burst)
+            waits = [ours.take("k", now=t) for t in times]
+            row.append(_limiter_cell(waits))
+            for strategy in (MovingWindowRateLimiter, FixedWindowRateLimiter, SlidingWindowCounterRateLimiter):
+                item = limits.RateLimitItemPerSecond(burst, int(window))
+                limiter = strategy(MemoryStorage())
+                waits = []
+                with mock.patch("time.time", lambda: clock[0]):
+                    start = clock[0]
+                    for t in times:
+                        clock[0] = start + t
+                        if limiter.hit(item, "k"):
+                            waits.append(0.0)
+                        else:
+                            waits.append(max(0.0, limiter.get_window_stats(item, "k").reset_time - clock[0]))
+                    clock[0] += 3600
+                row.append(_limiter_cell(waits))
+            print(f"| {name} | " + " | ".join(row) + " |")
+
+
+def _limiter_cell(waits: list[float]) -> str:
+    refused = [w for w in waits if w > 0]
+    if not refused:
+        return f"{len(waits)}/{len(waits)} allowed"
+    return (f"{len(waits) - len(refused)}/{len(waits)} allowed, Retry-After "
+            f"{max(1, round(min(refused)))}-{max(1, round(max(refused)))} s")
+
+
 def logging_quiet() -> None:
     import logging
     logging.getLogger("bm25s").setLevel(logging.ERROR)
@@ -297,7 +352,7 @@ def main() -> None:
 
 
 PARTS: dict[str, Callable[[argparse.Namespace], None]] = {
-    "feed": bench_feed, "bm25": bench_bm25, "graphemes": bench_graphemes,
+    "feed": bench_feed, "bm25": bench_bm25, "graphemes": bench_graphemes, "limiter": bench_limiter,
 }
 
 if __name__ == "__main__":
