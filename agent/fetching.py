@@ -101,14 +101,14 @@ class HttpFetcher:
     async def _pause(self, seconds: float) -> None:
         await self._sleep(seconds)
 
-    def _wait(self, state: RetryCallState) -> float:
+    def _wait(self, retry_state: RetryCallState) -> float:
         """The upstream's Retry-After when it sent one, else full jitter: spread the retries of many
         clients instead of stampeding in step (uniform in [0, backoff * 2**n], n = retries so far)."""
-        exc = state.outcome.exception() if state.outcome else None
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
         delay = getattr(exc, "retry_after", None)
         if delay is None:
             jitter = wait_random_exponential(multiplier=2 * self.policy.backoff_s, max=self.policy.max_backoff_s)
-            delay = jitter(state)
+            delay = jitter(retry_state)
         return float(min(delay, self.policy.max_backoff_s))
 
     async def _once(self, source: str, url: str, headers: Mapping[str, str] | None, method: str,

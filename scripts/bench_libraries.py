@@ -1,4 +1,4 @@
-"""Compare the library-backed parts against the hand-written ones they replaced (issue 16).
+"""Compare the library-backed parts against the hand-written ones they replaced or were measured against.
 
 The old implementation of each module is loaded from git (`--base`, default the commit before
 the change), so both run in one process on the same inputs. Real data only: the recordings in

@@ -68,7 +68,7 @@ def parse_xml(source: str, body: bytes | str, url: str | None = None) -> ET.Elem
     except defusedxml.DefusedXmlException:
         raise ParseError(source, "refusing XML with a DOCTYPE/ENTITY declaration (entity-expansion risk)",
                          url=url) from None
-    except ET.ParseError as exc:
+    except (ET.ParseError, SafeET.ParseError) as exc:  # distinct classes in defusedxml 0.7.0
         raise ParseError(source, f"malformed XML ({exc})", url=url) from None
 
 
