@@ -86,7 +86,8 @@ def bench_feed(args: argparse.Namespace) -> None:
         t_new, _ = timed(lambda b=body: _quiet(Feed(settings).parse, b))
         verdict = "identical" if outs[0] == outs[1] else "DIFFERENT"
         same += outs[0] == outs[1]
-        print(f"{path.relative_to(ROOT.parent)}: {verdict}; parse {t_old * 1e3:.2f} ms -> {t_new * 1e3:.2f} ms")
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else "../" / path.relative_to(ROOT.parent)
+        print(f"{shown}: {verdict}; parse {t_old * 1e3:.2f} ms -> {t_new * 1e3:.2f} ms CPU")
         if outs[0] != outs[1]:
             _print_diff(outs[0], outs[1])
     print(f"{same}/{len(bodies)} bodies parse identically (topics with every field, extra included)")
