@@ -12,6 +12,7 @@ RSS and Atom items are then read by `feedparser`, which knows the feed versions,
 from __future__ import annotations
 
 import html
+import io
 import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
@@ -122,8 +123,9 @@ class Feed(Source):
                              url=url)
         if root.tag == "rss" and root.find("channel") is None:
             raise ParseError(self.name, "RSS without a <channel>", url=url)
-        # Relative links inside summaries need no resolving: summaries are flattened to plain text.
-        return self._entries(feedparser.parse(body, resolve_relative_uris=False), url)
+        # A stream, never bytes: feedparser tries bytes as a local file path first. Relative links
+        # inside summaries need no resolving: summaries are flattened to plain text.
+        return self._entries(feedparser.parse(io.BytesIO(body), resolve_relative_uris=False), url)
 
     def _make(self, rank: int, *, item_id: Any, title: str | None, text: str | None, link: str | None,
               lang: Lang | None, extra: dict[str, Any]) -> Topic | None:

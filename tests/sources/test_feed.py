@@ -108,3 +108,13 @@ def test_namespaced_authors_and_rss1_feeds_are_read(settings) -> None:
            b'<dc:date>2025-02-10T11:00:07Z</dc:date></item></rdf:RDF>')
     topics = Feed(settings).parse(rdf)
     assert [t.title for t in topics] == ["RSS 1.0 item"] and topics[0].url == "https://example.org/a"
+
+
+def test_a_body_is_never_read_as_a_local_path(settings, tmp_path, monkeypatch) -> None:
+    # feedparser opens bytes as a file name when such a file exists; the body must be what is parsed.
+    body = b"<rss version='2.0'><channel><item><title>from the body</title></item></channel></rss>"
+    monkeypatch.chdir(tmp_path)
+    decoy = tmp_path / body.decode()
+    decoy.parent.mkdir(parents=True)
+    decoy.write_bytes(body.replace(b"from the body", b"from a local file"))
+    assert [t.title for t in Feed(settings).parse(body)] == ["from the body"]
