@@ -1,8 +1,8 @@
 """Getting bodies from upstream without letting one bad platform hurt the others.
 
 `HttpFetcher.get` adds to one shared `httpx.AsyncClient`: a per-request timeout,
-retries with exponential backoff and full jitter on transient failures (connect
-errors, timeouts, 5xx, 429 honouring Retry-After), conditional GET
+retries (a `tenacity` policy) with exponential backoff and full jitter on transient
+failures (connect errors, timeouts, 5xx, 429 honouring Retry-After), conditional GET
 (ETag/Last-Modified, replaying the cached body on 304) and a streamed size cap.
 `fetch_all` runs sources concurrently, each under its own deadline and circuit
 breaker, and reports one `SourceOutcome` per source.
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import random
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from .errors import CircuitOpenError, FetchError, SourceDisabled, SourceError, TooLargeError
 from .models import Topic
@@ -89,19 +89,27 @@ class HttpFetcher:
     async def get(self, source: str, url: str, *, headers: Mapping[str, str] | None = None,
                   method: str = "GET", data: Mapping[str, str] | None = None,
                   auth: tuple[str, str] | None = None) -> bytes:
-        attempt = 0
-        while True:
-            try:
-                return await self._once(source, url, headers, method, data, auth)
-            except FetchError as exc:
-                attempt += 1
-                if not exc.transient or attempt > self.policy.retries:
-                    raise
-                delay = getattr(exc, "retry_after", None)
-                if delay is None:
-                    # full jitter: spread retries of many clients instead of stampeding in step
-                    delay = random.uniform(0, min(self.policy.max_backoff_s, self.policy.backoff_s * 2 ** attempt))
-                await self._sleep(min(delay, self.policy.max_backoff_s))
+        body = b""
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception(lambda exc: isinstance(exc, FetchError) and exc.transient),
+            stop=stop_after_attempt(self.policy.retries + 1), wait=self._wait, sleep=self._pause, reraise=True,
+        ):
+            with attempt:
+                body = await self._once(source, url, headers, method, data, auth)
+        return body
+
+    async def _pause(self, seconds: float) -> None:
+        await self._sleep(seconds)
+
+    def _wait(self, retry_state: RetryCallState) -> float:
+        """The upstream's Retry-After when it sent one, else full jitter: spread the retries of many
+        clients instead of stampeding in step (uniform in [0, backoff * 2**n], n = retries so far)."""
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        delay = getattr(exc, "retry_after", None)
+        if delay is None:
+            jitter = wait_random_exponential(multiplier=2 * self.policy.backoff_s, max=self.policy.max_backoff_s)
+            delay = jitter(retry_state)
+        return float(min(delay, self.policy.max_backoff_s))
 
     async def _once(self, source: str, url: str, headers: Mapping[str, str] | None, method: str,
                     data: Mapping[str, str] | None, auth: tuple[str, str] | None) -> bytes:

@@ -1,99 +1,90 @@
-"""Prometheus text-format metrics without a client library: counters, gauges, one histogram.
+"""The service's Prometheus metrics, on `prometheus-client`.
 
-Small on purpose: the service exposes a handful of series and needs no registry
-magic, multiprocess mode or push gateway.
+Each `Metrics` owns its own registry (tests and the demo build several runtimes in one
+process) with the standard process, platform and GC collectors beside our series. The
+call sites keep a small surface: `fetches.inc(source, outcome)`, `ranking_seconds.observe(s)`
+and `gauge(name, help, fn)` for values read at scrape time.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+
+import prometheus_client
+from prometheus_client import (
+    CollectorRegistry,
+    GCCollector,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client import Counter as _PromCounter
+from prometheus_client import Histogram as _PromHistogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 __all__ = ["Counter", "Histogram", "Metrics"]
 
+# `*_created` series double every counter and histogram and nothing of ours reads them.
+prometheus_client.disable_created_metrics()
 
-def _labels(names: tuple[str, ...], values: tuple[str, ...]) -> str:
-    if not names:
-        return ""
-    inner = ",".join(f'{n}="{_escape(v)}"' for n, v in zip(names, values, strict=True))
-    return "{" + inner + "}"
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.08, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
-def _escape(v: str) -> str:
-    return v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-@dataclass
 class Counter:
-    name: str
-    help: str
-    labelnames: tuple[str, ...] = ()
-    values: dict[tuple[str, ...], float] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    """A labelled counter: `inc(*label_values, amount=1.0)`."""
+
+    def __init__(self, name: str, help: str, labelnames: tuple[str, ...], registry: CollectorRegistry) -> None:
+        # prometheus-client appends the `_total` suffix itself.
+        self._counter = _PromCounter(name.removesuffix("_total"), help, labelnames, registry=registry)
+        self.labelnames = labelnames
 
     def inc(self, *labels: str, amount: float = 1.0) -> None:
-        with self._lock:
-            self.values[labels] = self.values.get(labels, 0.0) + amount
-
-    def render(self) -> list[str]:
-        lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} counter"]
-        for labels, value in sorted(self.values.items()):
-            lines.append(f"{self.name}{_labels(self.labelnames, labels)} {value:g}")
-        return lines
+        self._counter.labels(*labels).inc(amount)
 
 
-@dataclass
 class Histogram:
-    name: str
-    help: str
-    buckets: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.08, 0.1, 0.25, 0.5, 1.0, 2.5)
-    counts: list[int] = field(default_factory=list)
-    total: float = 0.0
-    n: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
-        self.counts = [0] * len(self.buckets)
+    def __init__(self, name: str, help: str, registry: CollectorRegistry,
+                 buckets: tuple[float, ...] = _BUCKETS) -> None:
+        self._histogram = _PromHistogram(name, help, buckets=buckets, registry=registry)
 
     def observe(self, value: float) -> None:
-        with self._lock:
-            self.n += 1
-            self.total += value
-            for i, bound in enumerate(self.buckets):
-                if value <= bound:
-                    self.counts[i] += 1
-
-    def render(self) -> list[str]:
-        lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} histogram"]
-        for bound, count in zip(self.buckets, self.counts, strict=True):
-            lines.append(f'{self.name}_bucket{{le="{bound:g}"}} {count}')
-        lines += [f'{self.name}_bucket{{le="+Inf"}} {self.n}', f"{self.name}_sum {self.total:.6f}",
-                  f"{self.name}_count {self.n}"]
-        return lines
+        self._histogram.observe(value)
 
 
-class Metrics:
+class _Gauges(Collector):
+    """Gauges computed when scraped; one that raises is left out instead of failing the scrape."""
+
     def __init__(self) -> None:
-        self.fetches = Counter("trendlens_fetches_total", "Source fetches by outcome", ("source", "outcome"))
-        self.decisions = Counter("trendlens_caption_decisions_total", "Caption gate decisions by reason",
-                                 ("reason",))
-        self.requests = Counter("trendlens_http_requests_total", "HTTP requests by route and status",
-                                ("route", "status"))
-        self.ranking_seconds = Histogram("trendlens_ranking_seconds", "Conversation to ranked list latency")
-        self.gauges: dict[str, tuple[str, Callable[[], float]]] = {}
+        self.fns: dict[str, tuple[str, Callable[[], float]]] = {}
 
-    def gauge(self, name: str, help: str, fn: Callable[[], float]) -> None:
-        self.gauges[name] = (help, fn)
-
-    def render(self) -> str:
-        lines: list[str] = []
-        for metric in (self.fetches, self.decisions, self.requests, self.ranking_seconds):
-            lines += metric.render()
-        for name, (help_text, fn) in sorted(self.gauges.items()):
+    def collect(self) -> Iterator[Metric]:
+        for name, (help_text, fn) in sorted(self.fns.items()):
             try:
                 value = float(fn())
             except Exception:  # noqa: BLE001 - a broken gauge must not break the scrape
                 continue
-            lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", f"{name} {value:g}"]
-        return "\n".join(lines) + "\n"
+            yield GaugeMetricFamily(name, help_text, value=value)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        for collector in (ProcessCollector, PlatformCollector, GCCollector):
+            collector(registry=self.registry)
+        self.fetches = Counter("trendlens_fetches_total", "Source fetches by outcome", ("source", "outcome"),
+                               self.registry)
+        self.decisions = Counter("trendlens_caption_decisions_total", "Caption gate decisions by reason",
+                                 ("reason",), self.registry)
+        self.requests = Counter("trendlens_http_requests_total", "HTTP requests by route and status",
+                                ("route", "status"), self.registry)
+        self.ranking_seconds = Histogram("trendlens_ranking_seconds", "Conversation to ranked list latency",
+                                         self.registry)
+        self._gauges = _Gauges()
+        self.registry.register(self._gauges)
+
+    def gauge(self, name: str, help: str, fn: Callable[[], float]) -> None:
+        self._gauges.fns[name] = (help, fn)
+
+    def render(self) -> str:
+        return generate_latest(self.registry).decode()

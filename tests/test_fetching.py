@@ -75,6 +75,8 @@ async def test_timeout_is_a_clear_error(settings):
     assert isinstance(outcome.error, FetchError)
     assert "timed out" in str(outcome.error) and str(outcome.error).startswith("v2ex:")
     assert len(http.sleeps) == 2  # retried twice
+    # full jitter: the n-th wait is uniform in [0, backoff * 2**n] (backoff 0.01 here)
+    assert 0 <= http.sleeps[0] <= 0.02 and 0 <= http.sleeps[1] <= 0.04
 
 
 async def test_hanging_source_hits_deadline_without_delaying_others(settings):
@@ -113,6 +115,12 @@ async def test_429_honours_retry_after(settings):
     outcome, http = await outcomes_for(settings, lambda r: next(answers), max_backoff_s=30)
     assert outcome.ok
     assert http.sleeps == [7.0]
+
+
+async def test_retry_after_is_capped_by_max_backoff(settings):
+    answers = iter([httpx.Response(503, headers={"Retry-After": "3600"}), httpx.Response(200, content=GOOD)])
+    outcome, http = await outcomes_for(settings, lambda r: next(answers), max_backoff_s=30)
+    assert outcome.ok and http.sleeps == [30.0]
 
 
 async def test_4xx_is_not_retried(settings):

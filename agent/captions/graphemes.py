@@ -1,17 +1,21 @@
-"""A small grapheme-cluster segmenter and the character classes line breaking needs.
+"""Grapheme clusters and the character classes line breaking needs.
 
-Not full UAX #29: it covers what captions meet in practice — combining marks,
-emoji ZWJ sequences, variation selectors (VS16), skin-tone modifiers, tag
-sequences (subdivision flags), keycaps, regional-indicator pairs and Hangul
-jamo — so a wrap or a truncation never cuts a user-perceived character in half.
+Clusters are the `regex` module's `\\X` (full UAX #29 extended grapheme clusters:
+combining marks, emoji ZWJ sequences, variation selectors, skin tones, tag sequences,
+keycaps, regional-indicator pairs, Hangul syllables, Indic conjuncts), so a wrap or a
+truncation never cuts a user-perceived character in half. East Asian width comes from
+`wcwidth`, whose tables follow the current Unicode release rather than the Python
+build's `unicodedata` (14.0 on 3.11).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
+
+import regex
+import wcwidth
 
 __all__ = ["breaks_around", "clean_text", "graphemes", "is_emoji_cluster", "is_wide_cluster"]
 
@@ -35,45 +39,18 @@ def clean_text(text: str) -> str:
     return " ".join(_STRIP.sub("", text).split())
 
 
+_CLUSTER = regex.compile(r"\X")
+
+
 def _is_regional_indicator(cp: int) -> bool:
     return 0x1F1E6 <= cp <= 0x1F1FF
 
 
-@lru_cache(maxsize=4096)
-def _extends(ch: str) -> bool:
-    """True when `ch` attaches to the previous character (never starts a new cluster)."""
-    cp = ord(ch)
-    if ch == ZWJ or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
-        return True  # joiner and variation selectors
-    if 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F:
-        return True  # skin-tone modifiers, tag characters
-    if 0x1160 <= cp <= 0x11FF:
-        return True  # Hangul medial vowels / final consonants join the syllable
-    return unicodedata.category(ch) in ("Mn", "Me", "Mc")
-
-
 def graphemes(text: str) -> Iterator[str]:
-    """Yield the grapheme clusters of `text` in order."""
-    cluster: list[str] = []
-    after_zwj = False
-    ri_open = False  # the cluster holds one regional indicator awaiting its pair
-    for ch in text:
-        cp = ord(ch)
-        joins = bool(cluster) and (
-            after_zwj or _extends(ch) or (ri_open and _is_regional_indicator(cp))
-        )
-        if joins:
-            if len(cluster) < MAX_CLUSTER_CODEPOINTS:
-                cluster.append(ch)
-            ri_open = False
-        else:
-            if cluster:
-                yield "".join(cluster)
-            cluster = [ch]
-            ri_open = _is_regional_indicator(cp)
-        after_zwj = ch == ZWJ
-    if cluster:
-        yield "".join(cluster)
+    """Yield the grapheme clusters of `text` in order (each capped at MAX_CLUSTER_CODEPOINTS)."""
+    for match in _CLUSTER.finditer(text):
+        cluster = match.group()
+        yield cluster if len(cluster) <= MAX_CLUSTER_CODEPOINTS else cluster[:MAX_CLUSTER_CODEPOINTS]
 
 
 @lru_cache(maxsize=8192)
@@ -98,7 +75,7 @@ def is_wide_cluster(cluster: str) -> bool:
     """True for CJK / full-width clusters and emoji (two terminal columns)."""
     base = cluster[0]
     return (
-        unicodedata.east_asian_width(base) in ("W", "F")
+        wcwidth.wcwidth(base) == 2
         or base in _WIDE_AMBIGUOUS
         or is_emoji_cluster(cluster)
     )

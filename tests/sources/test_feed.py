@@ -95,3 +95,26 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
     assert "application/rss+xml" in seen[0].headers["Accept"]
     assert all(t.source == "hn-best" and t.lang == "en" for t in topics)
     assert topics[0].id == "hn-best:https://news.ycombinator.com/item?id=43011120"
+
+
+def test_namespaced_authors_and_rss1_feeds_are_read(settings) -> None:
+    # dc:creator is how Hacker News (and most RSS 2.0 generators) name the author.
+    rss = Feed(settings).parse((CASES / "rss.xml").read_bytes())
+    assert rss[0].extra["author"] == "deepseek_fan"
+    rdf = (b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+           b'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+           b'<channel rdf:about="https://example.org/"><title>t</title><link>https://example.org/</link></channel>'
+           b'<item rdf:about="https://example.org/a"><title>RSS 1.0 item</title><link>https://example.org/a</link>'
+           b'<dc:date>2025-02-10T11:00:07Z</dc:date></item></rdf:RDF>')
+    topics = Feed(settings).parse(rdf)
+    assert [t.title for t in topics] == ["RSS 1.0 item"] and topics[0].url == "https://example.org/a"
+
+
+def test_a_body_is_never_read_as_a_local_path(settings, tmp_path, monkeypatch) -> None:
+    # feedparser opens bytes as a file name when such a file exists; the body must be what is parsed.
+    body = b"<rss version='2.0'><channel><item><title>from the body</title></item></channel></rss>"
+    monkeypatch.chdir(tmp_path)
+    decoy = tmp_path / body.decode()
+    decoy.parent.mkdir(parents=True)
+    decoy.write_bytes(body.replace(b"from the body", b"from a local file"))
+    assert [t.title for t in Feed(settings).parse(body)] == ["from the body"]

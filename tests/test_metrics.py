@@ -1,0 +1,34 @@
+"""The /metrics text: our series names, standard process metrics, and a broken gauge left out."""
+
+from __future__ import annotations
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from agent.metrics import Metrics
+
+
+def test_exposition_parses_and_keeps_our_names():
+    m = Metrics()
+    m.fetches.inc("weibo", "ok")
+    m.fetches.inc("weibo", "ok")
+    m.decisions.inc("shown")
+    m.ranking_seconds.observe(0.03)
+    m.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: 2)
+    m.gauge("trendlens_broken", "raises when read", lambda: 1 / 0)
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for fam in text_string_to_metric_families(m.render()) for s in fam.samples}
+    assert samples[("trendlens_fetches_total", (("outcome", "ok"), ("source", "weibo")))] == 2
+    assert samples[("trendlens_caption_decisions_total", (("reason", "shown"),))] == 1
+    assert samples[("trendlens_ranking_seconds_bucket", (("le", "0.05"),))] == 1
+    assert samples[("trendlens_ranking_seconds_bucket", (("le", "0.025"),))] == 0
+    assert samples[("trendlens_ranking_seconds_count", ())] == 1
+    assert samples[("trendlens_sessions_live", ())] == 2
+    assert not any(name == "trendlens_broken" for name, _ in samples)
+    assert not any(name.endswith("_created") for name, _ in samples)
+    assert ("python_info" in {name for name, _ in samples})
+
+
+def test_two_runtimes_do_not_share_series():
+    a, b = Metrics(), Metrics()
+    a.decisions.inc("shown")
+    assert 'trendlens_caption_decisions_total{reason="shown"}' not in b.render()
