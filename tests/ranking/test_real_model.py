@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent.commands.rank import load_topics
-from agent.ranking import Ranker, build_embedder, default_weights
+from agent.ranking import Ranker, build_embedder
 from agent.settings import Settings
 
 from .conftest import RELEVANCE
@@ -18,7 +18,7 @@ def ranker(tmp_path_factory) -> Ranker:
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"))
     emb = build_embedder(settings)
     entries = load_topics(RELEVANCE / "zh" / "topics.json") + load_topics(RELEVANCE / "en" / "topics.json")
-    return Ranker(emb, entries, weights=default_weights(emb))
+    return Ranker(emb, entries)
 
 
 @pytest.mark.slow
