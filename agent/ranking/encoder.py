@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .batching import MicroBatcher
+from .cache import EmbeddingCache
 from .embedders import Embedder
 
 __all__ = ["QueryEncoder", "combine"]
@@ -37,8 +38,12 @@ def combine(parts: Sequence[tuple[str, float]], vectors: dict[str, np.ndarray]) 
 
 class QueryEncoder:
     def __init__(self, embedder: Embedder, *, batcher: MicroBatcher | None = None,
-                 shed_queue_depth: int | None = None, max_cached: int = 4096) -> None:
+                 shed_queue_depth: int | None = None, max_cached: int = 4096,
+                 persistent: EmbeddingCache | None = None) -> None:
         self.embedder = embedder
+        # batch callers (the CLI, evaluations) also read and fill the on-disk cache, under
+        # "<model>#query" since e5 encodes a query differently from a passage of the same text
+        self.persistent = persistent
         self.batcher = batcher
         # waiting encodes beyond which a query is ranked lexically instead (None = never shed)
         self.shed_queue_depth = shed_queue_depth
@@ -100,10 +105,20 @@ class QueryEncoder:
         """Blocking, for the CLI and scripts: every missing text is encoded, in batches."""
         found = self._lookup(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
+        name = f"{self.embedder.name}#query"
+        if missing and self.persistent is not None:
+            mat, hit = self.persistent.get_many(name, missing, self.dim)
+            stored = [t for t, h in zip(missing, hit, strict=True) if h]
+            if stored:
+                self._store(stored, mat[hit])
+                found.update(zip(stored, mat[hit], strict=True))
+            missing = [t for t, h in zip(missing, hit, strict=True) if not h]
         for s in range(0, len(missing), batch):
             chunk = missing[s : s + batch]
             vecs = np.asarray(self.embedder.encode(chunk, role="query"), dtype=np.float32)
             self.encodes += len(chunk)
             self._store(chunk, vecs)
+            if self.persistent is not None:
+                self.persistent.put_many(name, chunk, vecs)
             found.update(zip(chunk, vecs, strict=True))
         return found

@@ -57,7 +57,8 @@ class Ranker:
         self.embedder = embedder
         self.cache = cache
         self.profile = profile or profile_for(embedder.name if embedder is not None else None)
-        self.encoder = (QueryEncoder(embedder, batcher=batcher, shed_queue_depth=shed_queue_depth)
+        self.encoder = (QueryEncoder(embedder, batcher=batcher, shed_queue_depth=shed_queue_depth,
+                                     persistent=cache)
                         if embedder is not None else None)
         self.snapshot = IndexSnapshot.empty(embedder.dim if embedder is not None else 0)
         topics = list(topics)
