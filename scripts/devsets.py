@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.commands.rank import load_topics  # noqa: E402
-from agent.ranking import EmbeddingCache, Embedder, RankerEntry  # noqa: E402
+from agent.ranking import Embedder, EmbeddingCache, RankerEntry  # noqa: E402
 
 DEVSETS = ROOT.parent / "shared" / "devsets"
 

@@ -118,7 +118,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
     cached = Path(settings.data_dir) / "embeddings.sqlite3"
     if cached.exists():  # topic vectors this checkout already computed: the service would have them too
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
-    settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir})
+    settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
+                                           "rate_limit_per_s": 100000.0, "rate_limit_burst": 100000})
     rel, chat = devsets.load(args.devsets)
     topics = [Topic(source=t["source"], item_id=t["id"], ref=t["id"], title=t["title"], lang=lang,
                     heat=parse_heat(t.get("heat")), heat_text=t.get("heat"), url=t.get("url"))
@@ -128,10 +129,9 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
     runtime.store.ingest(topics)
     await runtime.start()
     app = create_app(settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
-    app.state.runtime = runtime
     headers = {"Authorization": f"Bearer {key}"}
     rows = []
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://eval",
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://eval",
                                  headers=headers, timeout=60) as http:
 
         async def say(text: str) -> tuple[dict, float]:

@@ -166,8 +166,9 @@ def main() -> int:
         q_lex = 1 - np.exp(-bm25(mixed, texts) / cal.lexical_tau)
         c_lex = 1 - np.exp(-bm25(mixed, lines) / cal.lexical_tau)
         gates = {}
-        for channel, q_rel, c_rel in (("model", cal.dense * q_dz + cal.lexical * q_lex, cal.dense * c_dz + cal.lexical * c_lex),
-                                      ("lexical", q_lex, c_lex)):
+        channels = (("model", cal.dense * q_dz + cal.lexical * q_lex, cal.dense * c_dz + cal.lexical * c_lex),
+                    ("lexical", q_lex, c_lex))
+        for channel, q_rel, c_rel in channels:
             c_top = c_rel.max(axis=1)
             ct, cr = devsets.split(len(lines), "tune"), devsets.split(len(lines), "report")
             # the lowest bar at which at most chat-rate of the tune half's small talk passes
@@ -175,11 +176,13 @@ def main() -> int:
             gates[channel] = round(th, 4)
             qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
 
-            def right(idx: list[int], q_rel: np.ndarray = q_rel, th: float = th) -> float:
+            def right(idx: list[int], q_rel: np.ndarray = q_rel, th: float = th,
+                      relevant: list[list[int]] = relevant) -> float:
                 top = q_rel[idx].argmax(axis=1)
                 return float(np.mean([q_rel[i, t] >= th and t in relevant[i] for i, t in zip(idx, top, strict=True)]))
 
-            out.write(f"| {lang} | {channel} | {th:.3f} | {(c_top[ct] >= th).mean():.3f} / {(c_top[cr] >= th).mean():.3f} "
+            chat_t, chat_r = (c_top[ct] >= th).mean(), (c_top[cr] >= th).mean()
+            out.write(f"| {lang} | {channel} | {th:.3f} | {chat_t:.3f} / {chat_r:.3f} "
                       f"| {right(qt):.3f} / {right(qr):.3f} |\n")
         langs[lang] = replace(cal, gate=gates["model"], gate_lexical=gates["lexical"])
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -182,9 +182,10 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         sd = math.sqrt(a * float(cos.var()) + (1 - a) * sd0 * sd0)
         dense = ((cos - mu) / (max(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
     lex = np.zeros(n, dtype=np.float32)
-    terms = query_terms(parts) if channels != "dense" or not use_dense else []
-    if terms and n:
-        lex = (1.0 - np.exp(-snapshot.lexical.scores(terms) / cal.lexical_tau)).astype(np.float32)
+    if (channels != "dense" or not use_dense) and n:
+        terms = query_terms(parts)
+        if terms:
+            lex = (1.0 - np.exp(-snapshot.lexical.scores(terms) / cal.lexical_tau)).astype(np.float32)
     if not use_dense:
         return Scores(dense, lex, lex, lang, "lexical")
     if channels == "dense":
