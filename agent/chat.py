@@ -91,10 +91,10 @@ async def _relevant(runtime: Runtime, question: str, limit: int) -> list[Topic]:
             sources = covered
             break
     core = _FILLER.sub(" ", question).strip()
-    ranked = await runtime.rank(question, top_k=limit * 4, prior=True, mmr=True) if core else []
+    ranked = await runtime.rank(question, top_k=limit * 4, prior=True, mmr=True, gate=True) if core else []
     # relevance first; fall back to what is hottest in the asker's language (and category)
     picked = [r.topic for r in ranked
-              if r.score >= runtime.chat_threshold and (not sources or r.topic.source in sources)]
+              if not sources or r.topic.source in sources]
     if len(picked) < limit:
         pool = [s.topic for s in sorted(runtime.stored.values(), key=lambda s: -(s.topic.heat or 0))]
         if sources:

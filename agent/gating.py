@@ -1,10 +1,12 @@
 """Whether to show a caption now: the wearer's attention is the scarce resource.
 
-Rules, after Mentra Merge and Convoscope (../GLASSES.md): decide only after
-enough new speech; nothing below the relevance threshold; a display lock while
-a caption is on screen, broken only by a clearly stronger topic; per-session
-cooldown between captions; the same topic is not repeated within the dedupe
-window. Every decision says why, so it can be recorded and inspected.
+Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide only
+after enough new speech; a display lock while a caption is on screen, broken only
+by a clearly stronger topic; per-session cooldown between captions; the same topic
+is not repeated within the dedupe window. Whether a topic is relevant at all is
+decided once, by the ranker's relevance gate, before candidates reach this gate
+(the frequency setting moves that bar through `relevance_offset`). Every decision
+says why, so it can be recorded and inspected.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ __all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
 
 Frequency = Literal["low", "medium", "high"]
 Reason = Literal[
-    "shown", "replaced", "no_candidate", "below_threshold", "not_enough_speech", "display_locked",
+    "shown", "replaced", "no_candidate", "not_enough_speech", "display_locked",
     "cooldown", "duplicate",
 ]
 
 
 @dataclass(frozen=True, kw_only=True)
 class GatePolicy:
-    threshold: float = 0.5          # minimum relevance score to show anything
+    relevance_offset: float = 0.0   # added to the ranker's relevance gate (frequency: stricter or looser)
     min_new_chars: int = 8          # new speech (characters) needed before deciding again
     display_lock_s: float = 10.0    # a caption stays this long unless clearly beaten
     cooldown_s: float = 4.0         # quiet time between two captions
@@ -32,17 +34,18 @@ class GatePolicy:
     replace_margin: float = 0.15    # a replacement must beat the on-screen score by this much
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
-        """Scale threshold and cooldown by the user's low/medium/high setting."""
+        """Scale the relevance bar and the cooldown by the user's low/medium/high setting."""
         scale = FREQUENCIES[frequency]
-        return GatePolicy(threshold=self.threshold + scale["threshold_delta"], min_new_chars=self.min_new_chars,
+        return GatePolicy(relevance_offset=self.relevance_offset + scale["relevance_delta"],
+                          min_new_chars=self.min_new_chars,
                           display_lock_s=self.display_lock_s, cooldown_s=self.cooldown_s * scale["cooldown"],
                           dedupe_window_s=self.dedupe_window_s, replace_margin=self.replace_margin)
 
 
 FREQUENCIES: dict[str, dict[str, float]] = {
-    "low": {"threshold_delta": 0.1, "cooldown": 3.0},
-    "medium": {"threshold_delta": 0.0, "cooldown": 1.0},
-    "high": {"threshold_delta": -0.08, "cooldown": 0.25},
+    "low": {"relevance_delta": 0.1, "cooldown": 3.0},
+    "medium": {"relevance_delta": 0.0, "cooldown": 1.0},
+    "high": {"relevance_delta": -0.08, "cooldown": 0.25},
 }
 
 
@@ -107,7 +110,7 @@ class SessionGate:
         return None
 
     def decide(self, candidates: list[Candidate], now: float) -> Decision:
-        """Pick at most one candidate to show, given scores best first."""
+        """Pick at most one candidate to show, given scores best first (all already past the relevance gate)."""
         p = self.policy
         early = self.blocked(now)
         if early is not None:
@@ -122,9 +125,6 @@ class SessionGate:
             return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
-        if top.score < p.threshold:
-            return Decision(show=False, reason="below_threshold", topic_id=top.topic_id, score=top.score, at=now,
-                            detail=f"{top.score:.3f} < {p.threshold:.3f}")
         locked = self.on_screen is not None and now < self.on_screen_until
         if locked:
             assert self.on_screen is not None

@@ -78,11 +78,6 @@ class Runtime:
         embedder = self.ranker.embedder if self.ranker else None
         return getattr(embedder, "name", None) if embedder is not None else None
 
-    @property
-    def chat_threshold(self) -> float:
-        """Relevance a chat answer needs before it is preferred over plain hotness."""
-        return self.ranker.weights.gate_threshold if self.ranker else 1.0
-
     # -- construction ----------------------------------------------------------
     @classmethod
     def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
@@ -193,11 +188,12 @@ class Runtime:
             if self.ranker is None:
                 return len(current)
             ranker = self.ranker
-            await asyncio.to_thread(ranker.index, current)
-            topics = [e.topic for e in ranker.entries]
+            # built off the event loop and published with one assignment: a query never sees half an index
+            snapshot = await asyncio.to_thread(ranker.index, current)
+            topics = [e.topic for e in snapshot.entries]
             clusters = await asyncio.to_thread(
                 cluster_topics, topics, embedder=ranker.embedder,
-                vectors=ranker.matrix if ranker.embedder is not None and len(ranker.matrix) == len(topics) else None,
+                vectors=snapshot.matrix if ranker.embedder is not None else None,
                 previous=self._assignments)
             self._assignments = assignments(clusters)
             self._story_members = {c.id: {m.id for m in c.members} for c in clusters}
@@ -207,12 +203,20 @@ class Runtime:
             return len(current)
 
     async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
-                   exclude: set[str] | None = None, gate: bool = False) -> list[Ranked]:
-        """Rank current topics; one result per cross-platform cluster (its best member)."""
+                   exclude: set[str] | None = None, gate: bool = False, gate_offset: float = 0.0,
+                   latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
+        """Rank current topics; one result per cross-platform cluster (its best member).
+
+        The one ranking call of the service: the live loop, chat and search all come here,
+        and with `gate` the ranker's relevance gate is the only relevance decision.
+        """
         if self.ranker is None:
             return []
         started = time.perf_counter()
-        raw = await self.ranker.rank(query, top_k=top_k * 3, prior=prior, mmr=mmr, exclude=exclude, gate=gate)
+        related = (lambda ids: self.members_of({self.story_key(i) for i in ids})) if latest_top_k else None
+        raw = await self.ranker.rank(query, top_k=top_k * 3, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
+                                     gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k,
+                                     related=related)
         self.metrics.ranking_seconds.observe(time.perf_counter() - started)
         seen: set[str] = set()
         out = []

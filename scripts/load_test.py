@@ -5,7 +5,14 @@ has each send a realistic utterance every 2–3 s. Reports utterance→decision 
 (the server's answer to each final utterance, caption or quiet) p50/p99, errors and the
 server's RSS. With --ramp it steps N up and reports the largest N held at p99 <= 500 ms.
 
+With --devsets (real data, ../shared/devsets), the started server also holds both languages'
+dev topics, and each of the N speakers says, every 2–3 s, one dev line in a fresh session
+(a mention from relevance.json or a small-talk line from chitchat.json, alternating, report
+half): the table then adds the right-caption rate on mentions and the caption rate on small
+talk under that load. Run it once with --sessions 2 for the unloaded figure.
+
     python scripts/load_test.py --sessions 100 --duration 60
+    python scripts/load_test.py --devsets --sessions 100 --duration 60
     python scripts/load_test.py --ramp 100,150,200,300 --duration 40
 """
 
@@ -79,6 +86,75 @@ async def one_session(url: str, headers: dict, stop_at: float, lat: list[float],
         errors.append(f"{type(exc).__name__}: {exc}")
 
 
+DEVSETS = ROOT.parent / "shared" / "devsets"
+
+
+def dev_lines() -> list[tuple[str, list[str] | None]]:
+    """(text, relevant ids) for mentions, (text, None) for small talk; report half, alternating."""
+    rel = json.loads((DEVSETS / "relevance.json").read_text(encoding="utf-8"))
+    chat = json.loads((DEVSETS / "chitchat.json").read_text(encoding="utf-8"))
+    mentions = [(q["text"], q["relevant"]) for lang in ("zh", "en") for q in rel[lang]["queries"][1::2]]
+    talk: list[tuple[str, list[str] | None]] = [(x, None) for lang in ("zh", "en") for x in chat[lang][1::2]]
+    random.Random(5).shuffle(mentions)
+    random.Random(5).shuffle(talk)
+    out: list[tuple[str, list[str] | None]] = []
+    for i in range(max(len(mentions), len(talk))):
+        out += ([mentions[i % len(mentions)]] if i < len(mentions) else []) + ([talk[i]] if i < len(talk) else [])
+    return out
+
+
+def seed_devsets(data_dir: Path) -> None:
+    """Put the dev topics in the server's store, and this checkout's topic vectors in its cache."""
+    import shutil
+
+    sys.path.insert(0, str(ROOT))
+    from agent.models import Topic
+    from agent.store import Store
+
+    rel = json.loads((DEVSETS / "relevance.json").read_text(encoding="utf-8"))
+    topics = [Topic(source=t["source"], item_id=t["id"], ref=t["id"], title=t["title"], lang=lang)
+              for lang in ("zh", "en") for t in rel[lang]["topics"]]
+    store = Store(data_dir / "trendlens.sqlite3")
+    store.ingest(topics)
+    store.close()
+    cached = ROOT / "data" / "embeddings.sqlite3"
+    if cached.exists():
+        shutil.copy(cached, data_dir / "embeddings.sqlite3")
+
+
+async def one_speaker(url: str, headers: dict, stop_at: float, lat: list[float], errors: list[str],
+                      server: list[float], lines: list[tuple[str, list[str] | None]], k: int, n: int,
+                      outcomes: list[tuple[bool, bool, bool]]) -> None:
+    """Every 2-3 s, one dev line in a fresh session: (is mention, captioned, right topic).
+
+    Latency is the utterance POST's round trip (the server-side figure is not reported here)."""
+    rng = random.Random(k)
+    await asyncio.sleep(rng.uniform(0, 2.5))
+    i = k
+    async with httpx.AsyncClient(timeout=30) as http:
+        while time.monotonic() < stop_at:
+            text, relevant = lines[i % len(lines)]
+            i += n
+            try:
+                # a fresh session per line (one mention per fresh session, as the live evaluation does),
+                # over this speaker's kept-alive connection: the utterance route, not a new handshake each time
+                s = (await http.post(url + "/v1/sessions", json={"profile": "even-g1"}, headers=headers)).json()
+                sent = time.perf_counter()
+                r = await http.post(url + f"/v1/sessions/{s['id']}/utterances", headers=headers,
+                                    json={"text": text, "final": True})
+                if r.status_code != 200:
+                    errors.append(f"HTTP {r.status_code}: {r.text[:200]}")
+                else:
+                    lat.append((time.perf_counter() - sent) * 1000)
+                    d = r.json().get("decision") or {}
+                    shown = bool(d.get("show"))
+                    outcomes.append((relevant is not None, shown,
+                                     shown and relevant is not None and d.get("topic_id") in relevant))
+            except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+                errors.append(f"{type(exc).__name__}: {exc}")
+            await asyncio.sleep(rng.uniform(2.0, 3.0))
+
+
 def shed_count(url: str) -> tuple[float, float]:
     """(rank calls answered lexically because the model queue was deep, all rank calls)."""
     text = httpx.get(url + "/metrics", timeout=10).text
@@ -94,16 +170,29 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run_level(url: str, n: int, duration: float) -> dict:
+async def run_level(url: str, n: int, duration: float, devsets: bool = False) -> dict:
     headers = {"Authorization": f"Bearer {KEY}"}
     lat: list[float] = []
     server: list[float] = []
     errors: list[str] = []
+    outcomes: list[tuple[bool, bool, bool]] = []
     stop_at = time.monotonic() + duration
-    await asyncio.gather(*(one_session(url, headers, stop_at, lat, errors, server) for _ in range(n)))
-    return {"sessions": n, "utterances": len(lat), "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
-            "server_p50_ms": pct(server, 0.5), "server_p99_ms": pct(server, 0.99),
-            "errors": len(errors), "first_error": errors[0] if errors else None}
+    if devsets:
+        lines = dev_lines()
+        await asyncio.gather(*(one_speaker(url, headers, stop_at, lat, errors, server, lines, k, n, outcomes)
+                               for k in range(n)))
+    else:
+        await asyncio.gather(*(one_session(url, headers, stop_at, lat, errors, server) for _ in range(n)))
+    out = {"sessions": n, "utterances": len(lat), "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
+           "server_p50_ms": pct(server, 0.5), "server_p99_ms": pct(server, 0.99),
+           "errors": len(errors), "first_error": errors[0] if errors else None}
+    if devsets:
+        mentions = [o for o in outcomes if o[0]]
+        talk = [o for o in outcomes if not o[0]]
+        out["mentions"] = len(mentions)
+        out["right_caption"] = sum(o[2] for o in mentions) / max(len(mentions), 1)
+        out["small_talk_captioned"] = sum(o[1] for o in talk) / max(len(talk), 1)
+    return out
 
 
 def main() -> int:
@@ -112,6 +201,7 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=60, help="seconds per level (max 300)")
     ap.add_argument("--ramp", help="comma-separated session counts, e.g. 100,200,300")
     ap.add_argument("--url", help="an already running server (must accept the key load-test-key)")
+    ap.add_argument("--devsets", action="store_true", help="speak real dev lines and score the captions (see above)")
     ap.add_argument("--embedder", help="TRENDLENS_EMBEDDER for the started server (default: the offline default)")
     args = ap.parse_args()
     duration = min(args.duration, 300)
@@ -121,7 +211,10 @@ def main() -> int:
     if url is None:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "TRENDLENS_DATA_DIR": tempfile.mkdtemp(prefix="tl-load-"), "TRENDLENS_API_KEYS": KEY,
+        data_dir = tempfile.mkdtemp(prefix="tl-load-")
+        if args.devsets:
+            seed_devsets(Path(data_dir))
+        env = {**os.environ, "TRENDLENS_DATA_DIR": data_dir, "TRENDLENS_API_KEYS": KEY,
                "TRENDLENS_RATE_LIMIT_PER_S": "100000", "TRENDLENS_RATE_LIMIT_BURST": "100000"}
         if args.embedder:
             env["TRENDLENS_EMBEDDER"] = args.embedder
@@ -139,11 +232,19 @@ def main() -> int:
                 print("server did not become ready", file=sys.stderr)
                 return 1
             time.sleep(0.3)
+        if args.devsets:
+            # the first fetch cycle re-indexes and re-clusters a few thousand topics: measure after it
+            seen, stable_since = -1, time.monotonic()
+            while time.monotonic() - stable_since < 5 and time.monotonic() < deadline + 120:
+                n = int(httpx.get(url + "/readyz", timeout=5).json().get("topics") or 0)
+                if n != seen:
+                    seen, stable_since = n, time.monotonic()
+                time.sleep(0.5)
     results = []
     try:
         for n in levels:
             shed_before = shed_count(url)
-            r = asyncio.run(run_level(url, n, duration))
+            r = asyncio.run(run_level(url, n, duration, args.devsets))
             # utterances ranked lexically because the model queue was deep (load shedding)
             shed_after = shed_count(url)
             r["shed_pct"] = round(100 * (shed_after[0] - shed_before[0]) / max(1.0, shed_after[1] - shed_before[1]), 1)
@@ -161,6 +262,10 @@ def main() -> int:
         print(f"| {r['sessions']} | {r['utterances']} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | "
               f"{r['server_p50_ms']:.0f} / {r['server_p99_ms']:.0f} | {r['errors']} | {r['shed_pct']} % | "
               f"{r.get('server_rss_mb', '')} |")
+    if args.devsets:
+        print("\n| sessions | mentions | right caption | small talk captioned |\n|---|---|---|---|")
+        for r in results:
+            print(f"| {r['sessions']} | {r['mentions']} | {r['right_caption']:.3f} | {r['small_talk_captioned']:.3f} |")
     held = [r["sessions"] for r in results if r["p99_ms"] <= 500 and r["errors"] == 0]
     if held:
         print(f"\nlargest session count held at p99 <= 500 ms with zero errors: {max(held)}")

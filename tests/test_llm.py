@@ -65,7 +65,7 @@ async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
     session, _ = runtime.sessions.create("hud-web")
     session.window.add("春晚机器人扭秧歌太好笑了")
     session.gate.hear("春晚机器人扭秧歌太好笑了")
-    session.gate.policy = type(session.gate.policy)(threshold=-10)
+    session.gate.policy = type(session.gate.policy)(relevance_offset=-10)
     record = await engine.run("glossed", data={"session": session, "utterance": "春晚机器人扭秧歌太好笑了", "now": 0.0})
     assert record.status == "ok", record.public()
     assert record.steps[-1].detail == "summarized"

@@ -141,7 +141,7 @@ def load_queries(path: Path) -> list[str]:
 
 
 def build_ranker(args: argparse.Namespace, entries: list[Any]):  # type: ignore[no-untyped-def]
-    from ..ranking import EmbeddingCache, Ranker, build_embedder, default_weights, describe_embedder
+    from ..ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder
 
     settings = get_settings()
     embedder = build_embedder(settings, args.embedder)
@@ -152,7 +152,7 @@ def build_ranker(args: argparse.Namespace, entries: list[Any]):  # type: ignore[
             cache = EmbeddingCache.for_settings(settings)
         except StoreError as exc:
             log.warning("%s; continuing without the embedding cache", exc)
-    return Ranker(embedder, entries, cache=cache, weights=default_weights(embedder))
+    return Ranker(embedder, entries, cache=cache)
 
 
 def _line(ranked: list[Any]) -> str:

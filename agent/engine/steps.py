@@ -87,13 +87,10 @@ async def rank(ctx: RunContext, p: RankParams) -> str:
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
     shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
     exclude = ctx.runtime.members_of(shown)
-    ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude)
-    latest = ctx.data.get("utterance")
-    if p.latest_top_k and latest and ranked:
-        # "pass the potatoes" after five minutes of Super Bowl talk must not bring up another Super Bowl item
-        about_latest = await ctx.runtime.rank(latest, top_k=p.latest_top_k, prior=False, mmr=False, gate=True)
-        stories = {ctx.runtime.story_key(r.topic.id) for r in about_latest}
-        ranked = [r for r in ranked if ctx.runtime.story_key(r.topic.id) in stories]
+    # one ranking call: the relevance gate decides here, once; the session gate only times what passes
+    ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
+                                    gate=True, gate_offset=session.gate.policy.relevance_offset,
+                                    latest=ctx.data.get("utterance"), latest_top_k=p.latest_top_k)
     ctx.data["ranked"] = ranked
     return f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
 

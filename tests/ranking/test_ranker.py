@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent.models import Topic
 from agent.ranking import (
     ConversationWindow,
-    FusionWeights,
     HashEmbedder,
     MicroBatcher,
     Ranked,
@@ -13,6 +14,7 @@ from agent.ranking import (
     RankerEntry,
     TopicPrior,
     expected_max_z,
+    profile_for,
 )
 
 from .conftest import make_topic
@@ -94,7 +96,8 @@ async def test_mmr_spreads_near_duplicates() -> None:
         make_topic("baidu", "c", "春晚机器人 扭秧歌"),
         make_topic("weibo", "d", "春晚魔术揭秘"),
     ]
-    r = Ranker(HashEmbedder(), topics, weights=FusionWeights(mmr_lambda=0.3))
+    emb = HashEmbedder()
+    r = Ranker(emb, topics, profile=replace(profile_for(emb.name), mmr_lambda=0.3))
     plain = await r.rank("春晚机器人扭秧歌 春晚魔术", top_k=2)
     diverse = await r.rank("春晚机器人扭秧歌 春晚魔术", top_k=2, mmr=True)
     assert "weibo:d" not in [x.id for x in plain]
@@ -127,4 +130,4 @@ def test_gate_bar_rises_with_corpus_size() -> None:
     small = Ranker(HashEmbedder(), [make_topic("s", str(i), f"title {i}") for i in range(5)])
     big = Ranker(HashEmbedder(), [make_topic("s", str(i), f"title {i}") for i in range(2000)])
     assert big.gate_threshold() > small.gate_threshold()
-    assert Ranker(None, []).gate_threshold() == FusionWeights().gate_threshold
+    assert Ranker(None, []).gate_threshold() == profile_for(None).lang("zh").gate_lexical

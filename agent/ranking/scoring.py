@@ -1,0 +1,193 @@
+"""Scoring: how strongly each indexed topic matches a query, on one calibrated scale.
+
+    dense     = z-score of cos(query, topic) against this query's cosines to the whole index
+                (shrunk toward the model's background for small indexes) / dense_z_scale
+    lexical   = 1 - exp(-BM25 / lexical_tau)                      in [0, 1)
+    relevance = w_dense * dense + w_lexical * lexical
+
+Every constant lives in one `CalibrationProfile` per embedding model, with one
+`LanguageCalibration` per language. The shipped profiles come from
+`scripts/tune_relevance.py` run on the real development sets (`profiles.json`, which
+records the command that produced it); nothing here is tuned by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+
+from ..models import detect_lang
+from .lexical import query_terms
+from .snapshot import IndexSnapshot
+
+__all__ = [
+    "PROFILES",
+    "CalibrationProfile",
+    "Channel",
+    "LanguageCalibration",
+    "Scores",
+    "expected_max_z",
+    "lang_of",
+    "profile_for",
+    "score",
+]
+
+Channel = Literal["hybrid", "dense", "lexical"]
+PROFILES_FILE = Path(__file__).with_name("profiles.json")
+
+
+def expected_max_z(n: int) -> float:
+    """E[max of n standard normals] (Gumbel approximation): how high pure noise reaches."""
+    if n < 2:
+        return 0.0
+    a = math.sqrt(2.0 * math.log(n))
+    if n < 8:
+        return 0.65 * a
+    return a - (math.log(math.log(n)) + math.log(4 * math.pi)) / (2.0 * a)
+
+
+def lang_of(text: str) -> str:
+    """The calibration language of a query: "zh" for CJK text, else "en"."""
+    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageCalibration:
+    background: tuple[float, float] = (0.0, 0.06)  # cosine (mean, std) of a query against unrelated topics
+    dense: float = 0.5
+    lexical: float = 0.5
+    lexical_tau: float = 8.0
+    dense_z_scale: float = 4.0
+    gate: float = 0.58  # relevance a match needs, at `gate_ref_n` topics, when the model answered
+    gate_lexical: float = 0.58  # relevance a match needs when only BM25 answered (no model, or shed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrationProfile:
+    """Every ranking constant for one embedding model (matched by name prefix)."""
+
+    model: str
+    langs: Mapping[str, LanguageCalibration] = field(
+        default_factory=lambda: MappingProxyType({"zh": LanguageCalibration(), "en": LanguageCalibration()}))
+    gate_ref_n: int = 170  # index size the gate thresholds were measured at
+    shrink_n: int = 50  # index size at which per-query statistics and the background weigh equally
+    prior: float = 0.15
+    novelty_penalty: float = 10.0  # larger than any relevance: a shown topic sinks below all others
+    mmr_lambda: float = 0.7
+    made_by: str = ""  # the command that produced these numbers
+
+    def lang(self, lang: str) -> LanguageCalibration:
+        return self.langs.get(lang) or self.langs.get("en") or LanguageCalibration()
+
+    def gate_threshold(self, lang: str, n: int, channel: Channel) -> float:
+        """Relevance a result needs to pass the gate among `n` topics.
+
+        Pure noise reaches a higher dense z-score among more topics (the expected maximum
+        grows like sqrt(2 ln N)), so the bar moves with N around the measured size.
+        """
+        cal = self.lang(lang)
+        if channel == "lexical":
+            return cal.gate_lexical
+        shift = (expected_max_z(n) - expected_max_z(self.gate_ref_n)) / cal.dense_z_scale
+        return cal.gate + (1.0 if channel == "dense" else cal.dense) * shift
+
+    def background_floor(self) -> float:
+        """The lowest background cosine: MMR rescales similarities so that ≈ unrelated."""
+        return min(c.background[0] for c in self.langs.values()) if self.langs else 0.0
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CalibrationProfile:
+        langs = {k: LanguageCalibration(**{**v, "background": tuple(v["background"])})
+                 for k, v in data["langs"].items()}
+        rest = {k: v for k, v in data.items() if k != "langs"}
+        return cls(langs=MappingProxyType(langs), **rest)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "langs": {k: {**v.__dict__, "background": list(v.background)}
+                                                 for k, v in self.langs.items()},
+                "gate_ref_n": self.gate_ref_n, "shrink_n": self.shrink_n, "prior": self.prior,
+                "novelty_penalty": self.novelty_penalty, "mmr_lambda": self.mmr_lambda, "made_by": self.made_by}
+
+    def with_lang(self, lang: str, **changes: Any) -> CalibrationProfile:
+        langs = dict(self.langs)
+        langs[lang] = replace(self.lang(lang), **changes)
+        return replace(self, langs=MappingProxyType(langs))
+
+
+def _builtin() -> dict[str, CalibrationProfile]:
+    """Profiles for models the tuning script has not measured (test embedders, MiniLM)."""
+    def two(zh: LanguageCalibration, en: LanguageCalibration) -> Mapping[str, LanguageCalibration]:
+        return MappingProxyType({"zh": zh, "en": en})
+
+    return {
+        "st/all-MiniLM-L6-v2": CalibrationProfile(model="st/all-MiniLM-L6-v2", langs=two(
+            LanguageCalibration(background=(0.484, 0.105)), LanguageCalibration(background=(0.057, 0.080)))),
+        "hash-": CalibrationProfile(model="hash-", langs=two(
+            LanguageCalibration(background=(0.0, 0.06)), LanguageCalibration(background=(0.0, 0.06)))),
+        "": CalibrationProfile(model=""),  # no model: BM25 only
+    }
+
+
+def _load() -> dict[str, CalibrationProfile]:
+    profiles = _builtin()
+    if PROFILES_FILE.exists():
+        for data in json.loads(PROFILES_FILE.read_text(encoding="utf-8")):
+            p = CalibrationProfile.from_json(data)
+            profiles[p.model] = p
+    return profiles
+
+
+#: Explicit registry: embedder name prefix -> its calibration profile.
+PROFILES: dict[str, CalibrationProfile] = _load()
+
+
+def profile_for(model_name: str | None) -> CalibrationProfile:
+    """The profile of the longest registered prefix of `model_name` ("" = BM25 only)."""
+    name = model_name or ""
+    best = max((k for k in PROFILES if name.startswith(k)), key=len, default="")
+    return PROFILES[best]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per-topic channel scores for one query, and how they were fused."""
+
+    dense: np.ndarray
+    lexical: np.ndarray
+    relevance: np.ndarray
+    lang: str
+    channel: Channel  # what actually answered: "lexical" when there was no query vector
+
+
+def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
+          parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None) -> Scores:
+    """Channel scores for every topic in `snapshot` (all arrays row-aligned with it)."""
+    n = len(snapshot)
+    lang = lang or lang_of(" ".join(t for t, _ in parts))
+    cal = profile.lang(lang)
+    dense = np.zeros(n, dtype=np.float32)
+    use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
+    if use_dense:
+        cos = snapshot.matrix @ np.asarray(qvec, dtype=np.float32)
+        mu0, sd0 = cal.background
+        a = n / (n + profile.shrink_n)
+        mu = a * float(cos.mean()) + (1 - a) * mu0
+        sd = math.sqrt(a * float(cos.var()) + (1 - a) * sd0 * sd0)
+        dense = ((cos - mu) / (max(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
+    lex = np.zeros(n, dtype=np.float32)
+    if (channels != "dense" or not use_dense) and n:
+        terms = query_terms(parts)
+        if terms:
+            lex = (1.0 - np.exp(-snapshot.lexical.scores(terms) / cal.lexical_tau)).astype(np.float32)
+    if not use_dense:
+        return Scores(dense, lex, lex, lang, "lexical")
+    if channels == "dense":
+        return Scores(dense, lex, dense, lang, "dense")
+    return Scores(dense, lex, (cal.dense * dense + cal.lexical * lex).astype(np.float32), lang, "hybrid")

@@ -1,0 +1,139 @@
+"""The topic index as one immutable snapshot: entries, vectors, BM25 postings and priors together.
+
+A snapshot is built off the event loop (`build_snapshot`, usually in a worker thread) and
+published with a single assignment, so a query reads either the old index or the new one,
+never the matrix of one and the entries of the other.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ..models import Topic
+from .cache import EmbeddingCache
+from .embedders import Embedder
+from .lexical import BM25Index, tokenize
+from .prior import topic_priors
+
+__all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TopicPrior:
+    heat: float | None = None
+    velocity: float | None = None  # heat change per hour; > 0 is rising
+    is_new: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankerEntry:
+    """A topic to index under `id` (defaults to `topic.id`), with optional prior info."""
+
+    topic: Topic
+    id: str = ""
+    prior: TopicPrior = field(default_factory=TopicPrior)
+
+    @property
+    def key(self) -> str:
+        return self.id or self.topic.id
+
+
+def as_entry(item: Any) -> RankerEntry:
+    if isinstance(item, RankerEntry):
+        return item
+    if isinstance(item, Topic):
+        return RankerEntry(topic=item, prior=TopicPrior(heat=item.heat))
+    topic = getattr(item, "topic", None)  # StoredTopic (agent.store.db) — duck-typed
+    if isinstance(topic, Topic):
+        return RankerEntry(
+            topic=topic,
+            prior=TopicPrior(
+                heat=topic.heat,
+                velocity=getattr(item, "velocity", None),
+                is_new=bool(getattr(item, "is_new", False)),
+            ),
+        )
+    raise TypeError(f"cannot rank {type(item).__name__}; pass Topic, StoredTopic or RankerEntry")
+
+
+def doc_text(topic: Topic) -> str:
+    """What a topic is matched on: its title, plus the start of its summary."""
+    if topic.summary:
+        return f"{topic.title}. {topic.summary[:200]}"
+    return topic.title
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class IndexSnapshot:
+    """Everything one query reads, consistent by construction. Never mutated after building."""
+
+    entries: tuple[RankerEntry, ...]
+    pos: Mapping[str, int]
+    matrix: np.ndarray  # (n, dim) unit passage vectors; (n, 0) without a model
+    lexical: BM25Index
+    prior: np.ndarray  # (n,) in [0, 1]
+    tokens: tuple[frozenset[str], ...] = ()  # title terms, for MMR without a model
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def ids(self) -> list[str]:
+        return [e.key for e in self.entries]
+
+    @classmethod
+    def empty(cls, dim: int = 0) -> IndexSnapshot:
+        return cls((), MappingProxyType({}), _frozen(np.zeros((0, dim))), BM25Index([]), _frozen(np.zeros(0)))
+
+
+def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str]) -> np.ndarray:
+    if cache is not None:
+        mat, found = cache.get_many(embedder.name, texts, embedder.dim)
+    else:
+        mat, found = np.zeros((len(texts), embedder.dim), dtype=np.float32), np.zeros(len(texts), dtype=bool)
+    missing = [i for i in range(len(texts)) if not found[i]]
+    if missing:
+        log.info("embedding %d topic texts with %s (%d cached)", len(missing), embedder.name,
+                 len(texts) - len(missing))
+    for start in range(0, len(missing), 256):
+        chunk = missing[start : start + 256]
+        vecs = embedder.encode([texts[i] for i in chunk], role="passage")
+        mat[chunk] = vecs
+        if cache is not None:
+            cache.put_many(embedder.name, [texts[i] for i in chunk], vecs)
+    return mat
+
+
+def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
+                   vectors: np.ndarray | None = None) -> IndexSnapshot:
+    """Index `topics` (Topic, StoredTopic or RankerEntry). `vectors` skips the model: precomputed
+    passage embeddings, row-aligned with `topics`. Blocking: call it in a worker thread."""
+    entries = tuple(as_entry(t) for t in topics)
+    texts = [doc_text(e.topic) for e in entries]
+    if embedder is not None:
+        if vectors is not None:
+            mat = np.asarray(vectors, dtype=np.float32)
+            if mat.shape != (len(entries), embedder.dim):
+                raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
+        else:
+            mat = _embed_passages(embedder, cache, texts)
+        tokens: tuple[frozenset[str], ...] = ()
+    else:
+        mat = np.zeros((len(entries), 0), dtype=np.float32)
+        tokens = tuple(frozenset(tokenize(t)) for t in texts)
+    pos = MappingProxyType({e.key: i for i, e in enumerate(entries)})
+    return IndexSnapshot(entries, pos, _frozen(mat), BM25Index(texts), _frozen(topic_priors(entries)), tokens)

