@@ -42,7 +42,7 @@ from .embedders import Embedder
 from .heat import normalised_heat, story_heat
 from .story_terms import StoryTerms, story_terms
 
-__all__ = ["Cluster", "Link", "MergeRules", "StoryIndex", "assignments", "cluster_topics"]
+__all__ = ["Cluster", "Link", "MergeRules", "StoryIndex", "assignments", "background_of", "cluster_topics"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,8 @@ def assignments(clusters: Sequence[Cluster]) -> dict[str, str]:
     return {t.id: c.id for c in clusters for t in c.members}
 
 
-def _background(embedder: Embedder | None) -> float:
+def background_of(embedder: Embedder | None) -> float:
+    """The embedder's cosine of unrelated texts, so thresholds mean the same for every model."""
     from .ranker import CALIBRATION
 
     name = getattr(embedder, "name", "") if embedder is not None else ""
@@ -368,6 +369,6 @@ def cluster_topics(
     topics = list(topics)
     if vectors is None and embedder is not None and topics:
         vectors = embedder.encode([doc_text(t) for t in topics], role="passage")
-    index = StoryIndex(rules=rules or MergeRules(), background=_background(embedder))
+    index = StoryIndex(rules=rules or MergeRules(), background=background_of(embedder))
     index._previous = dict(previous or {})
     return index.update(topics, None if vectors is None else np.asarray(vectors, dtype=np.float32))

@@ -35,6 +35,7 @@ from ..models import Topic, detect_lang
 from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
+from .heat import normalised_heat
 from .lexical import BM25Index, query_terms, tokenize
 from .window import ConversationWindow, truncate_text
 
@@ -239,17 +240,9 @@ class Ranker:
         n = len(entries)
         if not n:
             return np.zeros(0, dtype=np.float32)
-        heat = np.array(
-            [e.prior.heat if e.prior.heat is not None and e.prior.heat > 0 else 0.0 for e in entries],
-            dtype=np.float64,
-        )
-        has_heat = heat > 0
-        pct = np.zeros(n)
-        if has_heat.any():
-            order = np.argsort(np.log1p(heat[has_heat]), kind="stable")
-            ranks = np.empty(order.size)
-            ranks[order] = np.arange(order.size)
-            pct[has_heat] = (ranks + 1) / order.size
+        # heat read against each platform's own list (agent/ranking/heat.py), not one raw scale
+        fair = normalised_heat([e.topic.model_copy(update={"heat": e.prior.heat}) for e in entries])
+        pct = np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
         vel = np.array([e.prior.velocity or 0.0 for e in entries], dtype=np.float64)
         pos = vel[vel > 0]
         scale = float(np.median(pos)) if pos.size else 1.0
