@@ -123,10 +123,10 @@ def digest_figures(labels: dict, topics: list[Topic], clusters: list[Cluster]) -
     for story in stories:
         members = set(story["members"])
         pos = next((n for n, item in enumerate(digest.items, 1)
-                    if len(members & {p.get("id") for p in item.platforms}) * 2 >= len(members)), None)
+                    if len(members & {p["id"] for p in item.platforms}) * 2 >= len(members)), None)
         positions.append(pos)
     return {
-        "top10": [{"title": i.title, "lead": i.platforms[0]["source"], "score": getattr(i, "score", i.heat),
+        "top10": [{"title": i.title, "lead": i.platforms[0]["source"], "score": i.score,
                    "platforms": [p["source"] for p in i.platforms]} for i in digest.items],
         "top10_leads": dict(leads.most_common()),
         "max_led_by_one_platform": max(leads.values()) if leads else 0,
