@@ -99,6 +99,7 @@ class MergeRules:
     weak_overlap: float = 0.10
     weak_dense: float = 0.95
     min_shared: int = 2
+    min_chars: int = 4  # distinct characters the shared terms must cover
     neighbours: int = 10  # dense top-k per new topic
     rare_df: int = 64  # a term in more held topics than this proposes no candidates
 
@@ -194,9 +195,11 @@ class StoryIndex:
         self._row[tid] = row
 
     # -- comparing ---------------------------------------------------------------
-    def _weight(self, term: str) -> float:
+    def _weight(self, term: str, own: int = 1) -> float:
+        """IDF of a term over the other held topics: `own` of the two compared hold it, and
+        those do not count, so a pair's shared terms are not made common by the pair itself."""
         n = len(self._topics)
-        return math.log((n + 1) / (self._df.get(term, 0) + 0.5))
+        return math.log((n + 1) / (max(self._df.get(term, 0) - own, 0) + 1))
 
     def _candidates(self, tid: str) -> set[str]:
         out: set[str] = set()
@@ -235,16 +238,17 @@ class StoryIndex:
         shared = ta.terms & tb.terms
         if not shared:
             return None
-        wa = sum(self._weight(t) for t in ta.terms)
-        wb = sum(self._weight(t) for t in tb.terms)
-        overlap = sum(self._weight(t) for t in shared) / max(min(wa, wb), 1e-9)
+        wa = sum(self._weight(t, 2 if t in shared else 1) for t in ta.terms)
+        wb = sum(self._weight(t, 2 if t in shared else 1) for t in tb.terms)
+        overlap = sum(self._weight(t, 2) for t in shared) / max(min(wa, wb), 1e-9)
         cosine = None
         ra, rb = self._row.get(a), self._row.get(b)
         if ra is not None and rb is not None and self._vectors is not None:
             raw = float(self._vectors[ra] @ self._vectors[rb])
             cosine = (raw - self.background) / max(1.0 - self.background, 1e-6)
         dense = cosine if cosine is not None else -1.0
-        strong = len(shared) >= rules.min_shared and (
+        # two pieces of one word (关税, 税战 of 关税战) are one theme word, not an event
+        strong = len(shared) >= rules.min_shared and len(set("".join(shared))) >= rules.min_chars and (
             overlap >= rules.overlap
             or (shared_qty and overlap >= rules.quantity_overlap)
             or (overlap >= rules.dense_overlap and dense >= rules.dense))
