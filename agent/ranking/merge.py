@@ -101,7 +101,8 @@ class MergeRules:
     min_shared: int = 2
     min_chars: int = 4  # distinct characters the shared terms must cover
     neighbours: int = 10  # dense top-k per new topic
-    rare_df: int = 64  # a term in more held topics than this proposes no candidates
+    rare_df: int = 16  # a term in more held topics than this proposes no candidates
+    max_candidates: int = 48  # lexical candidates per new topic, rarest terms first
 
 
 def assignments(clusters: Sequence[Cluster]) -> dict[str, str]:
@@ -206,7 +207,7 @@ class StoryIndex:
         rules = self.rules
         terms = sorted(self._terms[tid].terms, key=lambda t: self._df.get(t, 0))
         for term in terms:
-            if self._df.get(term, 0) > rules.rare_df:
+            if self._df.get(term, 0) > rules.rare_df or len(out) >= rules.max_candidates:
                 break
             out |= self._postings.get(term, set())
         row = self._row.get(tid)
