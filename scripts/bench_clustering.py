@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
-import resource
 from pathlib import Path
 
 import numpy as np

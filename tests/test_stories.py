@@ -97,8 +97,10 @@ def _store_with(tmp_path: Path, topics: list[Topic]) -> Store:
 
 
 def test_digest_keeps_one_busy_platform_from_taking_over_the_top(tmp_path: Path) -> None:
-    items = [topic("douyin", f"d{i}", f"抖音话题第{i}条{chr(0x4e00 + i * 7)}", rank=i, heat=9e6 - i) for i in range(1, 21)]
-    items += [topic("zhihu", f"z{i}", f"知乎问题第{i}个{chr(0x5e00 + i * 7)}", rank=i, heat=900 - i) for i in range(1, 6)]
+    items = [topic("douyin", f"d{i}", f"抖音话题第{i}条{chr(0x4e00 + i * 7)}", rank=i, heat=9e6 - i)
+             for i in range(1, 21)]
+    items += [topic("zhihu", f"z{i}", f"知乎问题第{i}个{chr(0x5e00 + i * 7)}", rank=i, heat=900 - i)
+              for i in range(1, 6)]
     store = _store_with(tmp_path, items)
     digest = build_digest(store, limit=10)
     leads = [item.platforms[0]["source"] for item in digest.items]

@@ -32,22 +32,22 @@ __all__ = ["normalised_heat", "story_heat"]
 def normalised_heat(topics: Sequence[Any]) -> dict[str, float]:
     """`topic id → normalised heat in [0, 1)` over the given current lists (Topic-like items
     with `id`, `source`, `heat`, `rank`)."""
-    by_source: dict[str, list[Any]] = defaultdict(list)
-    seen: set[str] = set()
-    for t in topics:
-        if t.id not in seen:
-            seen.add(t.id)
-            by_source[t.source].append(t)
+    by_source: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
     out: dict[str, float] = {}
-    for items in by_source.values():
-        ranked = [t for t in items if (t.heat or 0) > 0 or t.rank is not None]
-        # hottest first: by raw heat where given (ties and heatless items by list rank)
-        ranked.sort(key=lambda t: (-(t.heat or 0.0), t.rank if t.rank is not None else 1 << 30, t.id))
+    for t in topics:
+        tid = t.id
+        if tid in out:
+            continue
+        out[tid] = 0.0  # neither heat nor rank: 0
+        heat, rank = t.heat or 0.0, t.rank
+        if heat > 0 or rank is not None:
+            # hottest first: by raw heat where given (ties and heatless items by list rank)
+            by_source[t.source].append((-heat, rank if rank is not None else 1 << 30, tid))
+    for ranked in by_source.values():
+        ranked.sort()
         n = len(ranked)
-        for pos, t in enumerate(ranked, 1):
-            out[t.id] = (n - pos + 1) / (n + 1)
-        for t in items:
-            out.setdefault(t.id, 0.0)
+        for pos, (_heat, _rank, tid) in enumerate(ranked, 1):
+            out[tid] = (n - pos + 1) / (n + 1)
     return out
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..models import Topic, stable_id
 from .embedders import Embedder
-from .heat import normalised_heat, story_heat
+from .heat import normalised_heat
 from .story_terms import StoryTerms, story_terms
 
 __all__ = ["Cluster", "Link", "MergeRules", "StoryIndex", "assignments", "background_of", "cluster_topics"]
@@ -149,6 +149,12 @@ class StoryIndex:
     _postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _edges: dict[str, dict[str, _Edge]] = field(default_factory=lambda: defaultdict(dict))
     _previous: dict[str, str] = field(default_factory=dict)
+    # groups as of the last update (root = smallest member id); only those touched by a change
+    # are formed again, the rest are kept as they were
+    _groups: dict[str, list[str]] = field(default_factory=dict)
+    _group_of: dict[str, str] = field(default_factory=dict)
+    _group_links: dict[str, list[Link]] = field(default_factory=dict)
+    _dirty: set[str] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self._topics)
@@ -156,6 +162,11 @@ class StoryIndex:
     # -- holding ---------------------------------------------------------------
     def _drop(self, tid: str) -> None:
         self._topics.pop(tid)
+        root = self._group_of.pop(tid, None)
+        if root is not None:  # its group must be formed again without it
+            self._dirty.update(self._groups.pop(root, []))
+            self._group_links.pop(root, None)
+        self._dirty.update(self._edges.get(tid, {}))
         for term in self._terms.pop(tid).terms:
             self._df[term] -= 1
             if self._df[term] <= 0:
@@ -270,7 +281,7 @@ class StoryIndex:
         for tid in [t for t in self._topics if t not in wanted]:
             self._drop(tid)
         fresh = []
-        for tid, i in wanted.items():
+        for i in wanted.values():
             t = topics[i]
             held = self._topics.get(t.id)
             if held is not None and held.title == t.title:
@@ -289,18 +300,35 @@ class StoryIndex:
                 if edge is not None:
                     self._edges[tid][other] = edge
                     self._edges[other][tid] = edge
+                    self._dirty.update((tid, other))
+        self._dirty.update(fresh)
         clusters = self._clusters()
         self._previous = assignments(clusters)
         return clusters
 
     def _clusters(self) -> list[Cluster]:
-        ids = list(self._topics)
-        group_of = {tid: tid for tid in ids}
-        members_of: dict[str, list[str]] = {tid: [tid] for tid in ids}
+        """Form again the groups a change touched: everything joined to a changed topic by strong
+        links (no merge ever crosses those components, so the result equals a full rebuild)."""
+        region: set[str] = set()
+        todo = [t for t in self._dirty if t in self._topics]
+        self._dirty = set()
+        while todo:
+            tid = todo.pop()
+            if tid in region:
+                continue
+            region.add(tid)
+            todo.extend(o for o, e in self._edges.get(tid, {}).items() if e.strong and o not in region)
+        for tid in region:
+            root = self._group_of.pop(tid, None)
+            if root is not None:
+                self._groups.pop(root, None)
+                self._group_links.pop(root, None)
+        group_of = {tid: tid for tid in region}
+        members_of: dict[str, list[str]] = {tid: [tid] for tid in region}
         used_links: dict[str, list[Link]] = defaultdict(list)
-        strong = sorted({(e.link.a, e.link.b): e for tid in ids for e in self._edges.get(tid, {}).values()
+        strong = sorted({(e.link.a, e.link.b): e for tid in region for e in self._edges.get(tid, {}).values()
                          if e.strong}.values(), key=lambda e: (-e.score, e.link.a, e.link.b))
-        source = {tid: self._topics[tid].source for tid in ids}
+        source = {tid: self._topics[tid].source for tid in region}
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
             merged = False
@@ -321,7 +349,12 @@ class StoryIndex:
                 merged = True
             if not merged:
                 break
-        return self._finish(members_of, used_links)
+        for root, idx in members_of.items():
+            self._groups[root] = idx
+            self._group_links[root] = used_links.get(root, [])
+            for x in idx:
+                self._group_of[x] = root
+        return self._finish(self._groups, self._group_links)
 
     def _finish(self, members_of: Mapping[str, list[str]], used_links: Mapping[str, list[Link]]) -> list[Cluster]:
         topics = self._topics
@@ -330,6 +363,11 @@ class StoryIndex:
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
         for root, idx in members_of.items():
+            if len(idx) == 1:
+                cid = previous.get(idx[0])
+                if cid is not None:
+                    claims.append((1, cid, root))
+                continue
             counts = Counter(previous[i] for i in idx if i in previous)
             for cid, cnt in counts.items():
                 claims.append((cnt, cid, root))
@@ -342,17 +380,20 @@ class StoryIndex:
                 used.add(cid)
         clusters = []
         for root, idx in members_of.items():
-            members = tuple(sorted((topics[i] for i in idx), key=lambda t: (-norm.get(t.id, 0.0), t.id)))
+            order = sorted(idx, key=lambda i: (-norm.get(i, 0.0), i))
+            members = tuple(topics[i] for i in order)
             known = ids.get(root)
-            cid = known if known is not None else "c-" + stable_id(min(t.id for t in members))
+            cid = known if known is not None else "c-" + stable_id(min(idx))
             if known is None:
                 if cid in used:
-                    cid = "c-" + stable_id(*sorted(t.id for t in members))
+                    cid = "c-" + stable_id(*sorted(idx))
                 used.add(cid)
-            platforms = tuple(dict.fromkeys(t.source for t in members))
+            best: dict[str, float] = {}
+            for i, t in zip(order, members, strict=True):
+                best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
             heat = float(sum(t.heat or 0.0 for t in members))
             links = tuple(sorted(used_links.get(root, []), key=lambda link: -link.overlap))
-            clusters.append(Cluster(cid, members, heat, platforms, story_heat(members, norm), links))
+            clusters.append(Cluster(cid, members, heat, tuple(best), sum(best.values()), links))
         clusters.sort(key=lambda c: (-c.score, -c.heat, c.id))
         return clusters
 
