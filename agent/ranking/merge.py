@@ -155,6 +155,8 @@ class StoryIndex:
     _group_of: dict[str, str] = field(default_factory=dict)
     _group_links: dict[str, list[Link]] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
+    _weights: dict[tuple[str, int], float] = field(default_factory=dict)  # IDF cache for one update
+    _totals: dict[str, float] = field(default_factory=dict)  # Σ IDF of a topic's terms, same update
 
     def __len__(self) -> int:
         return len(self._topics)
@@ -210,10 +212,20 @@ class StoryIndex:
     def _weight(self, term: str, own: int = 1) -> float:
         """IDF of a term over the other held topics: `own` of the two compared hold it, and
         those do not count, so a pair's shared terms are not made common by the pair itself."""
-        n = len(self._topics)
-        return math.log((n + 1) / (max(self._df.get(term, 0) - own, 0) + 1))
+        key = (term, own)
+        w = self._weights.get(key)
+        if w is None:
+            n = len(self._topics)
+            w = self._weights[key] = math.log((n + 1) / (max(self._df.get(term, 0) - own, 0) + 1))
+        return w
 
-    def _candidates(self, tid: str) -> set[str]:
+    def _total(self, tid: str) -> float:
+        total = self._totals.get(tid)
+        if total is None:
+            total = self._totals[tid] = sum(self._weight(t, 1) for t in self._terms[tid].terms)
+        return total
+
+    def _lexical_candidates(self, tid: str) -> set[str]:
         out: set[str] = set()
         rules = self.rules
         terms = sorted(self._terms[tid].terms, key=lambda t: self._df.get(t, 0))
@@ -221,38 +233,48 @@ class StoryIndex:
             if self._df.get(term, 0) > rules.rare_df or len(out) >= rules.max_candidates:
                 break
             out |= self._postings.get(term, set())
-        row = self._row.get(tid)
-        if row is not None and self._vectors is not None:
-            sims = self._vectors @ self._vectors[row]
-            k = min(rules.neighbours + 1, len(sims))
-            for r in np.argpartition(-sims, k - 1)[:k]:
-                other = self._ids[int(r)]
-                if other is not None:
-                    out.add(other)
-        out.discard(tid)
+        return out
+
+    def _dense_candidates(self, fresh: list[str], block: int = 256) -> dict[str, set[str]]:
+        """Top-k held neighbours of each new topic: a (block × n) product at a time, so memory
+        stays O(n·d) and the work is one matrix product per block, not a loop of dot products."""
+        out: dict[str, set[str]] = defaultdict(set)
+        rows = [(tid, self._row[tid]) for tid in fresh if tid in self._row]
+        if self._vectors is None or not rows:
+            return out
+        k = min(self.rules.neighbours + 1, len(self._vectors))
+        for start in range(0, len(rows), block):
+            chunk = rows[start:start + block]
+            sims = self._vectors[[r for _tid, r in chunk]] @ self._vectors.T
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            for (tid, _row), near in zip(chunk, top, strict=True):
+                out[tid].update(o for o in (self._ids[int(r)] for r in near) if o is not None)
         return out
 
     def _compare(self, a: str, b: str) -> _Edge | None:
         ta, tb = self._terms[a], self._terms[b]
         rules = self.rules
-        # Counting one thing with different numbers (3名 vs 4名) is a different event.
-        qa: dict[str, set[str]] = defaultdict(set)
-        qb: dict[str, set[str]] = defaultdict(set)
-        for unit, num in ta.quantities:
-            qa[unit].add(num)
-        for unit, num in tb.quantities:
-            qb[unit].add(num)
-        shared_qty = False
-        for unit in qa.keys() & qb.keys():
-            if not qa[unit] & qb[unit]:
-                return None
-            shared_qty = True
         shared = ta.terms & tb.terms
         if not shared:
             return None
-        wa = sum(self._weight(t, 2 if t in shared else 1) for t in ta.terms)
-        wb = sum(self._weight(t, 2 if t in shared else 1) for t in tb.terms)
-        overlap = sum(self._weight(t, 2) for t in shared) / max(min(wa, wb), 1e-9)
+        # Counting one thing with different numbers (3名 vs 4名) is a different event.
+        shared_qty = False
+        if ta.quantities and tb.quantities:
+            qa: dict[str, set[str]] = defaultdict(set)
+            qb: dict[str, set[str]] = defaultdict(set)
+            for unit, num in ta.quantities:
+                qa[unit].add(num)
+            for unit, num in tb.quantities:
+                qb[unit].add(num)
+            for unit in qa.keys() & qb.keys():
+                if not qa[unit] & qb[unit]:
+                    return None
+                shared_qty = True
+        both = sum(self._weight(t, 2) for t in shared)
+        alone = sum(self._weight(t, 1) for t in shared)
+        wa = self._total(a) - alone + both
+        wb = self._total(b) - alone + both
+        overlap = both / max(min(wa, wb), 1e-9)
         cosine = None
         ra, rb = self._row.get(a), self._row.get(b)
         if ra is not None and rb is not None and self._vectors is not None:
@@ -292,8 +314,12 @@ class StoryIndex:
             self._hold(t, None if vectors is None else np.asarray(vectors[i], dtype=np.float32))
             fresh.append(t.id)
         # all new topics are held before any is compared, so each pair is seen from both sides
+        self._weights, self._totals = {}, {}
+        dense = self._dense_candidates(fresh)
         for tid in fresh:
-            for other in self._candidates(tid):
+            candidates = self._lexical_candidates(tid) | dense.get(tid, set())
+            candidates.discard(tid)
+            for other in candidates:
                 if other in self._edges[tid]:
                     continue
                 edge = self._compare(tid, other)
