@@ -229,7 +229,7 @@ class Runtime:
         return out
 
     def cluster_list(self) -> list[Cluster]:
-        """Each current cross-platform cluster once."""
+        """Each current cross-platform cluster once, hottest first by fair heat (`Cluster.score`)."""
         return list({c.id: c for c in self.clusters.values()}.values())
 
     def story_key(self, topic_id: str) -> str:

@@ -24,9 +24,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["normalised_heat", "story_heat"]
+__all__ = ["HeatRow", "normalised_heat", "story_heat"]
+
+
+class HeatRow(NamedTuple):
+    """What normalising needs of a topic, for callers holding heat apart from the `Topic`."""
+
+    id: str
+    source: str
+    heat: float | None
+    rank: int | None
 
 
 def normalised_heat(topics: Sequence[Any]) -> dict[str, float]:

@@ -35,7 +35,7 @@ from ..models import Topic, detect_lang
 from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
-from .heat import normalised_heat
+from .heat import HeatRow, normalised_heat
 from .lexical import BM25Index, query_terms, tokenize
 from .window import ConversationWindow, truncate_text
 
@@ -241,7 +241,7 @@ class Ranker:
         if not n:
             return np.zeros(0, dtype=np.float32)
         # heat read against each platform's own list (agent/ranking/heat.py), not one raw scale
-        fair = normalised_heat([e.topic.model_copy(update={"heat": e.prior.heat}) for e in entries])
+        fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
         pct = np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
         vel = np.array([e.prior.velocity or 0.0 for e in entries], dtype=np.float64)
         pos = vel[vel > 0]
