@@ -184,3 +184,24 @@ def test_live_ranker_heat_prior_reads_each_list_on_its_own_scale() -> None:
     ranked = asyncio.run(Ranker(None, items).rank("油价最大跌幅", top_k=4, prior=True))
     prior = {r.topic.id: r.components["prior"] for r in ranked}
     assert prior["zhihu:z1"] == prior["douyin:d1"] > prior["douyin:d2"]  # raw 500 vs 10,000,000: both a #1
+
+
+async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_highest(tmp_path: Path) -> None:
+    from agent.runtime import Runtime
+    from agent.settings import Settings
+
+    rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=None)
+    # Douyin's raw heat dwarfs Baidu's, but the story is Baidu's #1 and only Douyin's #9
+    douyin = [topic("douyin", f"d{i}", f"抖音别的热点{chr(0x4e00 + 31 * i)}{chr(0x4e80 + 17 * i)}", rank=i,
+                    heat=2e7 - i) for i in range(1, 9)]
+    rt.store.ingest([*douyin, topic("douyin", "oil", "油价或出现近三年来最大跌幅", rank=9, heat=1.2e7),
+                     topic("baidu", "oil", "国内油价或出现近三年来最大跌幅", rank=1, heat=5e5),
+                     topic("baidu", "b2", "大熊猫芦芦去世 死因公布", rank=2, heat=4e5)])
+    await rt.start()
+    try:
+        ranked = await rt.rank("油价最大跌幅", top_k=1, prior=False)
+        caption = rt.compose_caption(ranked[0], profile="hud-web")
+        assert "百度#1 · 抖音#9" in caption.text
+        assert "50万" in caption.text  # the leading platform's own heat, not a sum of two scales
+    finally:
+        await rt.aclose()
