@@ -149,8 +149,14 @@ CHROMIUM = shutil.which("chromium")
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
+    from datetime import timedelta
+
+    from agent.models import utcnow
+
     store = _store_with(tmp_path, [topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=1, heat=4.9e6),
                                    topic("douyin", "d", "油价或出现近三年来最大跌幅", rank=2, heat=1.1e7)])
+    store.ingest([topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=3, heat=1e5)], now=utcnow() - timedelta(hours=1))
+    store.ingest([topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=1, heat=9e5)])
     page_file = tmp_path / "digest.html"
     page_file.write_text(render_digest(build_digest(store), "html"), encoding="utf-8")
     profile_dir = tempfile.mkdtemp(prefix="tl-chromium-")
@@ -167,6 +173,8 @@ def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_p
             # marked by style too: a coloured badge and a bar beside the item, not a glyph alone
             assert page.evaluate("getComputedStyle(document.querySelector('.trend-new')).backgroundColor") \
                 not in ("rgba(0, 0, 0, 0)", "transparent")
+            rising = page.locator("article .trend-rising").first
+            assert "RISING" in rising.inner_text() and rising.is_visible()
             assert "why merged" in page.inner_text("article")
         finally:
             browser.close()
