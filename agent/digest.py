@@ -10,10 +10,11 @@ from typing import Any, Literal
 
 from .links import safe_link
 from .models import utcnow
+from .ranking.heat import normalised_heat, story_heat
 from .ranking.merge import Cluster, cluster_topics
 from .store import Store
 
-__all__ = ["Digest", "DigestItem", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
+__all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
 
 _BARS = "▁▂▃▄▅▆▇█"
 Trend = Literal["new", "rising", "falling", "steady"]
@@ -28,10 +29,12 @@ PLATFORM_NAMES = {
 class DigestItem:
     cluster_id: str
     title: str
-    platforms: list[dict[str, Any]]  # {source, rank, heat, url (safe or None), title}
-    heat: float
+    platforms: list[dict[str, Any]]  # {source, id, rank, heat (raw), normalised, url (safe or None), title}
+    heat: float  # raw heats summed: display only, scales differ by platform
+    score: float  # fair heat: each platform's best normalised heat, summed (agent/ranking/heat.py)
     trend: Trend
-    history: list[float] = field(default_factory=list)
+    history: list[float] = field(default_factory=list)  # the lead member's normalised heat over time
+    why: dict[str, Any] = field(default_factory=dict)  # {"summary": str, "links": [...]} when merged
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,40 +60,68 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
     since = since or now - timedelta(hours=since_hours)
     stored = [s for s in store.current(lang=lang) if datetime.fromisoformat(s.last_seen) >= since]
     by_id = {s.topic.id: s for s in stored}
+    fair = normalised_heat([s.topic for s in stored])
+    list_size = {src: sum(1 for s in stored if s.topic.source == src) for src in {s.topic.source for s in stored}}
     items = []
     if clusters is None:
         clusters = cluster_topics([s.topic for s in stored])
     for cluster in clusters:
-        members = sorted((m for m in cluster.members if m.id in by_id), key=lambda t: -(t.heat or 0))
+        members = sorted((by_id[m.id].topic for m in cluster.members if m.id in by_id),
+                         key=lambda t: (-fair.get(t.id, 0.0), t.id))
         if not members:
             continue
         lead = by_id[members[0].id]
         trends = {by_id[m.id].trend for m in members}
         trend: Trend = "new" if trends == {"new"} else "rising" if "rising" in trends else lead.trend
-        history = [p.heat for p in store.history(lead.topic.id) if p.heat is not None]
+        # history by rank on the lead's list, read against that list's current length
+        n = list_size.get(lead.topic.source, 0)
+        history = [round((n - p.rank + 1) / (n + 1), 3) for p in store.history(lead.topic.id)
+                   if p.rank is not None and n]
+        member_ids = {m.id for m in members}
+        links = [link.public() for link in cluster.links if link.a in member_ids and link.b in member_ids]
+        why: dict[str, Any] = {"summary": cluster.why(), "links": links} if links else {}
         items.append(DigestItem(
-            cluster_id=cluster.id, title=lead.topic.title, heat=float(sum(m.heat or 0 for m in members)), trend=trend,
-            history=history[-24:],
-            platforms=[{"source": m.source, "rank": m.rank, "heat": m.heat, "title": m.title, "url": safe_link(m)}
+            cluster_id=cluster.id, title=lead.topic.title, heat=float(sum(m.heat or 0 for m in members)),
+            score=round(story_heat(members, fair), 4), trend=trend, history=[max(h, 0.0) for h in history[-24:]],
+            why=why,
+            platforms=[{"source": m.source, "id": m.id, "rank": m.rank, "heat": m.heat,
+                        "normalised": round(fair.get(m.id, 0.0), 4), "title": m.title, "url": safe_link(m)}
                        for m in members],
         ))
-    items.sort(key=lambda i: (-len(i.platforms), -i.heat))
-    return Digest(generated_at=now.isoformat(), since=since.isoformat(), lang=lang, items=items[:limit])
+    items.sort(key=lambda i: (-i.score, -len(i.platforms), i.cluster_id))
+    return Digest(generated_at=now.isoformat(), since=since.isoformat(), lang=lang,
+                  items=balance(items, limit=limit))
+
+
+def balance(items: Sequence[DigestItem], *, limit: int, block: int = 10, share: int = 6) -> list[DigestItem]:
+    """At most `share` of every `block` consecutive places led by one platform, unless only that
+    platform has items left: one busy list must not take over the top of the digest."""
+    left = list(items)
+    out: list[DigestItem] = []
+    while left and len(out) < limit:
+        start = len(out) - len(out) % block
+        counts: dict[str, int] = {}
+        for item in out[start:]:
+            counts[item.platforms[0]["source"]] = counts.get(item.platforms[0]["source"], 0) + 1
+        pick = next((i for i, item in enumerate(left) if counts.get(item.platforms[0]["source"], 0) < share), 0)
+        out.append(left.pop(pick))
+    return out
 
 
 def sparkline(values: list[float]) -> str:
+    """Bars on the fixed 0–1 scale of normalised heat, so two items' lines compare."""
     if not values:
         return ""
-    lo, hi = min(values), max(values)
-    span = hi - lo or 1.0
+    lo, hi = 0.0, max(1.0, max(values))
+    span = hi - lo
     return "".join(_BARS[min(len(_BARS) - 1, int((v - lo) / span * (len(_BARS) - 1)))] for v in values)
 
 
 def svg_sparkline(values: list[float], width: int = 120, height: int = 24) -> str:
     if len(values) < 2:
         values = (values or [0.0]) * 2
-    lo, hi = min(values), max(values)
-    span = hi - lo or 1.0
+    lo, hi = 0.0, max(1.0, max(values))
+    span = hi - lo
     step = width / (len(values) - 1)
     points = " ".join(f"{i * step:.1f},{height - (v - lo) / span * (height - 2) - 1:.1f}" for i, v in enumerate(values))
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
@@ -98,7 +129,8 @@ def svg_sparkline(values: list[float], width: int = 120, height: int = 24) -> st
             f'points="{points}"/></svg>')
 
 
-_MARK = {"new": "🆕", "rising": "↑", "falling": "↓", "steady": ""}
+# Words, not only emoji: a display or font without the glyph still tells new from rising.
+_MARK = {"new": "NEW 新", "rising": "↑ RISING 上升", "falling": "↓ falling", "steady": ""}
 
 
 def _fmt_heat(v: float | None) -> str:
@@ -109,6 +141,14 @@ def _fmt_heat(v: float | None) -> str:
     if v >= 1e4:
         return f"{v / 1e4:.0f}万"
     return f"{v:g}"
+
+
+def _platform_label(p: dict[str, Any]) -> str:
+    """"百度 #1 · 498万": the platform, its own rank and its own raw heat."""
+    name = PLATFORM_NAMES.get(p["source"], p["source"])
+    label = f"{name} #{p['rank']}" if p["rank"] else name
+    raw = _fmt_heat(p["heat"])
+    return f"{label} · {raw}" if raw else label
 
 
 def _md_escape(text: str) -> str:
@@ -127,13 +167,14 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
     if fmt == "md":
         lines = [f"# 热梗透视镜 TrendLens digest — {d.generated_at[:16].replace('T', ' ')} UTC", ""]
         for n, item in enumerate(d.items, 1):
-            mark = _MARK[item.trend]
-            lines.append(f"{n}. **{_md_escape(item.title)}** {mark} {_fmt_heat(item.heat)} `{sparkline(item.history)}`")
+            mark = f"**[{_MARK[item.trend]}]** " if _MARK[item.trend] else ""
+            lines.append(f"{n}. {mark}**{_md_escape(item.title)}** fair heat {item.score:.2f} "
+                         f"`{sparkline(item.history)}`")
             for p in item.platforms:
-                name = PLATFORM_NAMES.get(p["source"], p["source"])
-                label = f"{name} #{p['rank']}" if p["rank"] else name
-                link = f" — <{p['url']}>" if p["url"] else ""
-                lines.append(f"   - {_md_escape(label)}: {_md_escape(p['title'])}{link}")
+                lines.append(f"   - {_md_escape(_platform_label(p))}: {_md_escape(p['title'])}"
+                             + (f" — <{p['url']}>" if p["url"] else ""))
+            if item.why:
+                lines.append(f"   - why merged: {_md_escape(item.why['summary'])}")
         if not d.items:
             lines.append("_No topics yet — run `trendlens fetch`._")
         return "\n".join(lines) + "\n"
@@ -143,19 +184,25 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
         for item in d.items:
             plats = []
             for p in item.platforms:
-                name = e(PLATFORM_NAMES.get(p["source"], p["source"]))
-                label = f"{name} #{p['rank']}" if p["rank"] else name
+                label = e(_platform_label(p))
                 title = e(p["title"])
                 plats.append(f'<li>{label}: <a href="{e(p["url"])}" rel="noopener noreferrer nofollow">{title}</a></li>'
                              if p["url"] else f"<li>{label}: {title}</li>")
-            rows.append(f'<article><h2>{e(item.title)} <span class="trend">{_MARK[item.trend]}</span> '
-                        f'<span class="heat">{e(_fmt_heat(item.heat))}</span></h2>{svg_sparkline(item.history)}'
-                        f'<ul>{"".join(plats)}</ul></article>')
+            why = f'<p class="why">why merged: {e(item.why["summary"])}</p>' if item.why else ""
+            mark = (f'<span class="trend trend-{item.trend}">{e(_MARK[item.trend])}</span> '
+                    if _MARK[item.trend] else "")
+            rows.append(f'<article class="item {item.trend}"><h2>{mark}{e(item.title)} '
+                        f'<span class="heat">fair heat {item.score:.2f}</span></h2>{svg_sparkline(item.history)}'
+                        f'<ul>{"".join(plats)}</ul>{why}</article>')
         body = "".join(rows) or "<p>No topics yet.</p>"
         return ("<!doctype html><html lang=\"zh\"><head><meta charset=\"utf-8\">"
                 "<meta http-equiv=\"Content-Security-Policy\" "
                 "content=\"default-src 'none'; style-src 'unsafe-inline'\">"
                 "<title>TrendLens digest</title><style>body{font-family:sans-serif;max-width:46rem;margin:auto;"
-                "background:#0b0f0b;color:#d7ffd7}a{color:#8f8}.spark{color:#5f5}h2{font-size:1.1rem}</style>"
+                "background:#0b0f0b;color:#d7ffd7}a{color:#8f8}.spark{color:#5f5}h2{font-size:1.1rem}"
+                ".trend{font-size:.8rem;font-weight:bold;padding:0 .3em;border-radius:3px}"
+                ".trend-new{background:#ffd75f;color:#000}.trend-rising{background:#5fd75f;color:#000}"
+                ".trend-falling{border:1px solid #888}.item.new,.item.rising{border-left:4px solid #5fd75f;"
+                "padding-left:.6em}.why{font-size:.8rem;color:#9c9}</style>"
                 f"</head><body><h1>热梗透视镜 TrendLens — {e(d.generated_at[:16])} UTC</h1>{body}</body></html>\n")
     raise ValueError(f"unknown digest format {fmt!r}; valid: json, md, html")

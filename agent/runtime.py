@@ -22,7 +22,7 @@ from .engine.runner import WorkflowEngine
 from .errors import ConfigError, InputError, ModelError, UnknownNameError
 from .metrics import Metrics
 from .ranking import Ranked, Ranker
-from .ranking.merge import Cluster, assignments, cluster_topics
+from .ranking.merge import Cluster, StoryIndex, background_of
 from .ranking.window import ConversationWindow
 from .sessions import Session, SessionManager, clean_utterance
 from .settings import PROJECT_ROOT, Settings
@@ -70,7 +70,8 @@ class Runtime:
     llm_client: Any = None  # httpx.AsyncClient for the OpenAI-compatible endpoint, when one is configured
     embedder_choice: Any = "settings"  # "settings" = build from settings; else an Embedder, or None for lexical
     _refresh_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _assignments: dict[str, str] = field(default_factory=dict)  # keeps cluster ids stable across cycles
+    # held across cycles: keeps cluster ids stable, and each cycle compares only its new topics
+    _stories: StoryIndex | None = None
     _story_members: dict[str, set[str]] = field(default_factory=dict)
 
     @property
@@ -191,11 +192,10 @@ class Runtime:
             # built off the event loop and published with one assignment: a query never sees half an index
             snapshot = await asyncio.to_thread(ranker.index, current)
             topics = [e.topic for e in snapshot.entries]
+            if self._stories is None:
+                self._stories = StoryIndex(background=background_of(ranker.embedder))
             clusters = await asyncio.to_thread(
-                cluster_topics, topics, embedder=ranker.embedder,
-                vectors=snapshot.matrix if ranker.embedder is not None else None,
-                previous=self._assignments)
-            self._assignments = assignments(clusters)
+                self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None)
             self._story_members = {c.id: {m.id for m in c.members} for c in clusters}
             self.stored = {s.topic.id: s for s in current}
             self.clusters = {m.id: c for c in clusters for m in c.members}
@@ -232,7 +232,7 @@ class Runtime:
         return out
 
     def cluster_list(self) -> list[Cluster]:
-        """Each current cross-platform cluster once."""
+        """Each current cross-platform cluster once, hottest first by fair heat (`Cluster.score`)."""
         return list({c.id: c for c in self.clusters.values()}.values())
 
     def story_key(self, topic_id: str) -> str:
@@ -252,12 +252,15 @@ class Runtime:
         topic = ranked.topic
         cluster = self.clusters.get(topic.id)
         members = cluster.members if cluster else [topic]
+        # Members come hottest first by normalised heat (a platform's #1 before another's #30),
+        # so the line leads with the platform where the story ranks highest.
         best: dict[str, int | None] = {}
-        for m in sorted(members, key=lambda m: (m.rank or 999)):
-            best.setdefault(m.source, m.rank)  # one entry per platform, its best rank
+        for m in members:
+            best.setdefault(m.source, m.rank)  # one entry per platform, its hottest member's rank
         platforms = list(best.items())[:4]
         stored = self.stored.get(topic.id)
-        heat = cluster.heat if cluster else topic.heat
+        # raw heats of different platforms do not add up: show the leading platform's own figure
+        heat = members[0].heat if cluster else topic.heat
         lead = _headline(topic, members)
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
