@@ -1,0 +1,66 @@
+"""What is hottest across platforms, on heat normalised per platform.
+
+Raw heat cannot be compared across lists: Weibo counts millions, V2EX counts replies.
+Each topic scores by its position on its own list (1.0 for #1, falling linearly to
+1/n for the last of n), and a story scores the sum over the platforms that list it
+(its best item per platform), so a story on three lists outranks a #1 on one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..models import Topic
+from ..ranking.merge import Cluster
+
+__all__ = ["HotStory", "hottest", "normalised_heat"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HotStory:
+    lead: Topic  # the member that is highest on its own list
+    members: tuple[Topic, ...]  # one per platform, best placed first
+    score: float
+
+
+def _order_key(t: Topic) -> tuple[int, float]:
+    return (t.rank if t.rank is not None else 10**6, -(t.heat or 0.0))
+
+
+def normalised_heat(topics: Iterable[Topic]) -> dict[str, float]:
+    """Topic id → its place on its own platform's list as a score in (0, 1]."""
+    by_source: dict[str, list[Topic]] = defaultdict(list)
+    for t in topics:
+        by_source[t.source].append(t)
+    out: dict[str, float] = {}
+    for items in by_source.values():
+        items.sort(key=_order_key)
+        n = len(items)
+        for i, t in enumerate(items):
+            out[t.id] = 1.0 - i / n
+    return out
+
+
+def hottest(topics: Iterable[Topic], clusters: Mapping[str, Cluster], *, limit: int = 5,
+            sources: Iterable[str] | None = None) -> list[HotStory]:
+    """The hottest stories now, one entry per cross-platform story, hottest first."""
+    pool = list(topics)
+    allowed = set(sources) if sources is not None else None
+    score = normalised_heat(pool)
+    stories: dict[str, dict[str, Topic]] = defaultdict(dict)  # story id → platform → best member
+    for t in pool:
+        if allowed is not None and t.source not in allowed:
+            continue
+        cluster = clusters.get(t.id)
+        key = cluster.id if cluster else t.id
+        best = stories[key].get(t.source)
+        if best is None or score[t.id] > score[best.id]:
+            stories[key][t.source] = t
+    out = []
+    for members in stories.values():
+        ordered = tuple(sorted(members.values(), key=lambda m: -score[m.id]))
+        out.append(HotStory(lead=ordered[0], members=ordered, score=sum(score[m.id] for m in ordered)))
+    out.sort(key=lambda s: (-s.score, _order_key(s.lead)))
+    return out[:limit]
