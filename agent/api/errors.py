@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import ConfigError, OverloadError, StoreError, TrendLensError
 from .schemas import ErrorResponse
 
-__all__ = ["ApiError", "error_body", "error_responses", "install_error_handlers"]
+__all__ = ["AUTHED_ERRORS", "ApiError", "error_body", "error_responses", "install_error_handlers"]
 
 log = logging.getLogger("trendlens.api")
 
@@ -56,9 +56,21 @@ def error_body(status: int, message: str, code: str | None = None, *, param: str
                       "code": code or _CODES.get(status, "error")}}
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses=` entries for these error statuses, all with the envelope's schema."""
+def error_responses(*statuses: int, json_only: bool = False) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries for these error statuses, all with the envelope's schema.
+
+    `json_only` for routes whose success is not JSON (HTML, SSE): FastAPI would document a
+    `model` under the route's own media type, but errors are always JSON.
+    """
+    if json_only:
+        ref = {"$ref": "#/components/schemas/ErrorResponse"}
+        return {s: {"description": _DESCRIPTIONS.get(s, "Error"), "content": {"application/json": {"schema": ref}}}
+                for s in statuses}
     return {s: {"model": ErrorResponse, "description": _DESCRIPTIONS.get(s, "Error")} for s in statuses}
+
+
+# Every operation behind the API key can answer these (404 where a path names something, 413 on any body).
+AUTHED_ERRORS = error_responses(400, 401, 404, 413, 422, 429)
 
 
 def _validation(exc: RequestValidationError) -> tuple[str, str | None]:

@@ -18,7 +18,7 @@ from fastapi.responses import StreamingResponse
 from ...chat import Turn, answer_question
 from ...errors import TrendLensError
 from ..deps import ApiKey, RuntimeDep
-from ..errors import ApiError, error_responses
+from ..errors import AUTHED_ERRORS, ApiError, error_responses
 from ..schemas import ChatCompletion, ChatRequest, LingzhuItem, LingzhuRequest, ModelList, ModelOut
 
 router = APIRouter(tags=["chat"])
@@ -37,8 +37,8 @@ class EventStream(StreamingResponse):
     media_type = "text/event-stream"
 
 
-_AUTHED = error_responses(400, 401, 404, 413, 422, 429)
-_CHAT_ERRORS = error_responses(400, 401, 404, 413, 429)  # invalid requests are 400 here, never 422
+# Invalid requests to the OpenAI paths are 400; 422 stays documented as for every operation.
+_CHAT_ERRORS = AUTHED_ERRORS
 
 
 def _chunks(text: str, size: int = 24) -> list[str]:
@@ -72,9 +72,17 @@ async def model(model_id: Annotated[str, Path(max_length=200)], _: ApiKey) -> Mo
     return _MODEL
 
 
+def _sse_event(*names: str) -> dict[str, Any]:
+    """The schema of one server-sent event (its `data` is JSON, or `[DONE]` at the end)."""
+    props: dict[str, Any] = {"data": {"type": "string"}, "id": {"type": "string"}}
+    if names:
+        props["event"] = {"type": "string", "enum": list(names)}
+    return {"type": "object", "required": ["data"], "properties": props}
+
+
 _COMPLETION_DOC: dict[int | str, dict[str, Any]] = {
     200: {"description": "The answer; with `stream: true`, `chat.completion.chunk` events ending in `[DONE]`",
-          "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+          "content": {"text/event-stream": {"schema": _sse_event()}}},
     **_CHAT_ERRORS,
 }
 
@@ -161,8 +169,8 @@ def _no_images(req: LingzhuRequest) -> str:
 _LINGZHU_DOC: dict[int | str, dict[str, Any]] = {
     200: {"description": "Server-sent events: `:ok`, keep-alive comments, `event: message` answer frames "
                          "(the last with `is_finish: true`), then `event: done`",
-          "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-    **_AUTHED,
+          "content": {"text/event-stream": {"schema": _sse_event("message", "done")}}},
+    **error_responses(400, 401, 404, 413, 422, 429, json_only=True),
 }
 
 

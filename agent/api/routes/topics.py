@@ -9,10 +9,10 @@ from fastapi import APIRouter, Body, Query
 
 from ...models import Topic, detect_lang
 from ..deps import ApiKey, RuntimeDep
-from ..errors import ApiError
+from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import IngestOut, TopicIn
 
-router = APIRouter(prefix="/v1", tags=["topics"])
+router = APIRouter(prefix="/v1", tags=["topics"], responses=AUTHED_ERRORS)
 
 MAX_INGEST = 5000
 
