@@ -27,7 +27,7 @@ from .context import Turn, resolve_follow_up
 from .facts import Fact, gather
 from .hottest import hottest
 from .intents import FollowUp, Fresh, Hottest, Intent, PlatformList, Search, Story, detect_intent, question_lang
-from .search import find_story, relevant
+from .search import find_story, relevant, title_matches
 from .wording import llm_wording
 
 if TYPE_CHECKING:
@@ -104,8 +104,14 @@ async def _story(runtime: Runtime, subject: str, lang: str, style: Style) -> tup
 
 
 async def _search(runtime: Runtime, intent: Search, lang: str, count: int) -> list[Topic]:
-    picked = [t for t in await relevant(runtime, intent.query, top_k=count * 4)
-              if not intent.sources or t.source in intent.sources]
+    current = [s.topic for s in runtime.stored.values()
+               if not intent.sources or s.topic.source in intent.sources]
+    # titles that hold the asked-about words first, hottest of them first; then the ranker's picks
+    literal = {t.id for t in title_matches(intent.subject, current)} if intent.subject else set()
+    picked = [s.lead for s in hottest([t for t in current if t.id in literal], runtime.clusters, limit=count)]
+    stories = {runtime.story_key(t.id) for t in picked}
+    picked += [t for t in await relevant(runtime, intent.query, top_k=count * 4)
+               if (not intent.sources or t.source in intent.sources) and runtime.story_key(t.id) not in stories]
     if len(picked) < count and (not picked or intent.sources):
         # nothing (or too little) matches: what is hottest in the asker's language, or in the category asked
         if intent.sources:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .facts import Fact, Placement, ago, heat_words
+from .facts import Fact, Placement, ago, heat_words, short_title
 from .platforms import platform_name
 
 __all__ = ["Style", "render_fresh", "render_hottest", "render_nothing", "render_platform", "render_search",
@@ -55,6 +55,11 @@ def _quote(title: str, lang: str) -> str:
     return f"「{title}」" if lang == "zh" else title
 
 
+def _say(fact: Fact, lang: str) -> str:
+    """The title as the glasses say it: its first clause when long, with no closing punctuation to clash."""
+    return _quote(short_title(fact.title).rstrip("。.！!？?…，,"), lang)
+
+
 def render_nothing(lang: str, about: str | None = None) -> str:
     if lang == "zh":
         return f"暂时没有找到「{about}」相关的热门话题。" if about else "暂时没有找到相关的热门话题。"
@@ -74,10 +79,10 @@ def render_search(facts: Sequence[Fact], lang: str, style: Style) -> str:
     if style == "glasses":
         first, rest = facts[0], facts[1:2]
         if lang == "zh":
-            out = f"最相关的是{_quote(first.title, lang)}，在{_where(first.placements, lang, style)}。"
-            return out + (f"还有{_quote(rest[0].title, lang)}。" if rest else "")
-        out = f"Top match: {first.title}, {_where(first.placements, lang, style)}."
-        return out + (f" Also: {rest[0].title}." if rest else "")
+            out = f"最相关的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
+            return out + (f"还有{_say(rest[0], lang)}。" if rest else "")
+        out = f"Top match: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Also: {_say(rest[0], lang)}." if rest else "")
     head = "最近的相关热点：" if lang == "zh" else "Trending now:"
     return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
 
@@ -89,10 +94,10 @@ def render_hottest(facts: Sequence[Fact], lang: str, style: Style) -> str:
     if style == "glasses":
         first, rest = facts[0], facts[1:2]
         if lang == "zh":
-            out = f"现在最火的是{_quote(first.title, lang)}，在{_where(first.placements, lang, style)}。"
-            return out + (f"其次是{_quote(rest[0].title, lang)}。" if rest else "")
-        out = f"Hottest now: {first.title}, {_where(first.placements, lang, style)}."
-        return out + (f" Next: {rest[0].title}." if rest else "")
+            out = f"现在最火的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
+            return out + (f"其次是{_say(rest[0], lang)}。" if rest else "")
+        out = f"Hottest now: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Next: {_say(rest[0], lang)}." if rest else "")
     head = "现在各平台最火的：" if lang == "zh" else "Hottest across platforms now:"
     return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
 
@@ -108,10 +113,10 @@ def render_platform(source: str, facts: Sequence[Fact], lang: str, style: Style,
     if style == "glasses":
         shown = facts[:1] if top_only else facts[:2]
         if lang == "zh":
-            return "".join(f"{name}第{rank_of(i, f)}是{_quote(f.title, lang)}。" if i == 1
-                           else f"第{rank_of(i, f)}是{_quote(f.title, lang)}。" for i, f in enumerate(shown, 1))
-        return " ".join(f"Number {rank_of(i, f)} on {name}: {f.title}." if i == 1
-                        else f"Number {rank_of(i, f)}: {f.title}." for i, f in enumerate(shown, 1))
+            return "".join(f"{name}第{rank_of(i, f)}是{_say(f, lang)}。" if i == 1
+                           else f"第{rank_of(i, f)}是{_say(f, lang)}。" for i, f in enumerate(shown, 1))
+        return " ".join(f"Number {rank_of(i, f)} on {name}: {_say(f, lang)}." if i == 1
+                        else f"Number {rank_of(i, f)}: {_say(f, lang)}." for i, f in enumerate(shown, 1))
     if top_only:
         f = facts[0]
         heat = heat_words(f.heat, lang)
@@ -134,11 +139,11 @@ def render_fresh(facts: Sequence[Fact], lang: str, style: Style, *, hours: float
     if style == "glasses":
         first, rest = facts[0], facts[1:2]
         if lang == "zh":
-            out = (f"{_TREND_ZH[first.trend]}的有{_quote(first.title, lang)}，"
+            out = (f"{_TREND_ZH[first.trend]}的有{_say(first, lang)}，"
                    f"在{_where(first.placements, lang, style)}。")
-            return out + (f"还有{_quote(rest[0].title, lang)}，{_TREND_ZH[rest[0].trend]}。" if rest else "")
-        out = f"{_TREND_EN[first.trend].capitalize()}: {first.title}, {_where(first.placements, lang, style)}."
-        return out + (f" Also {_TREND_EN[rest[0].trend]}: {rest[0].title}." if rest else "")
+            return out + (f"还有{_say(rest[0], lang)}，{_TREND_ZH[rest[0].trend]}。" if rest else "")
+        out = f"{_TREND_EN[first.trend].capitalize()}: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Also {_TREND_EN[rest[0].trend]}: {_say(rest[0], lang)}." if rest else "")
     if lang == "zh":
         head = f"最近{h}小时{where}新上榜或在涨的："
     else:
@@ -156,9 +161,9 @@ def render_story(fact: Fact, lang: str, style: Style) -> str:
     since = ago(fact.first_seen, lang)
     if style == "glasses":
         if lang == "zh":
-            out = f"{_quote(fact.title, lang)}在{where}。热度{_TREND_ZH[fact.trend]}。"
+            out = f"{_say(fact, lang)}在{where}。热度{_TREND_ZH[fact.trend]}。"
             return out + (f"{since}上榜。" if since else "")
-        out = f"{fact.title} is {where}. Heat is {_TREND_EN[fact.trend]}."
+        out = f"{_say(fact, lang)} is {where}. Heat is {_TREND_EN[fact.trend]}."
         return out + (f" First seen {since}." if since else "")
     link = f"\n{fact.link}" if fact.link else ""
     if lang == "zh":

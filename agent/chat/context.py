@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..models import Topic
+from .facts import short_title
 from .search import title_matches
 
 __all__ = ["Turn", "mentioned_topics", "resolve_follow_up"]
@@ -29,7 +30,10 @@ def _fold(text: str) -> str:
 
 
 def mentioned_topics(text: str, topics: Iterable[Topic]) -> list[Topic]:
-    """Topics whose titles appear in `text`, in order of appearance; a title inside a longer one is not counted."""
+    """Topics whose titles appear in `text`, in order of appearance; a title inside a longer one is not counted.
+
+    A title said on the glasses may be its first clause only (`short_title`): that counts too.
+    """
     folded = _fold(text)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, Topic]] = []
@@ -39,6 +43,9 @@ def mentioned_topics(text: str, topics: Iterable[Topic]) -> list[Topic]:
         if len(title) < 2 or title in seen_titles:
             continue
         at = folded.find(title)
+        if at < 0:
+            title = _fold(short_title(t.title).rstrip("。.！!？?…，,"))
+            at = folded.find(title) if len(title) >= 4 else -1
         if at < 0:
             continue
         end = at + len(title)

@@ -7,6 +7,7 @@ listed (platform and rank), its heat and how it moves, and when it first appeare
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,7 +19,7 @@ from ..models import Topic, utcnow
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["Fact", "Placement", "ago", "gather", "heat_words"]
+__all__ = ["Fact", "Placement", "ago", "gather", "heat_words", "short_title"]
 
 Trend = Literal["new", "rising", "falling", "steady"]
 
@@ -70,6 +71,24 @@ async def gather(runtime: Runtime, topic: Topic, *, members: Sequence[Topic] | N
         history = tuple(p.heat for p in points if p.heat is not None)
     return Fact(topic=topic, placements=_placements(members, only_source), heat=topic.heat, trend=trend,
                 first_seen=first, link=safe_link(topic), history=history)
+
+
+_CLAUSE_END = re.compile(r"[，,；;：:？?！!。]")
+
+
+def short_title(title: str, *, limit: int = 24) -> str:
+    """A title short enough to say aloud: up to its first clause end when it is long.
+
+    Zhihu questions run to 60 characters ("外交部回应…，称「…」，美国的做法还有意义吗？");
+    their first clause names the story.
+    """
+    if len(title) <= limit:
+        return title
+    m = _CLAUSE_END.search(title, 6)
+    if m and m.start() <= limit * 2:
+        return title[:m.start()]
+    cut = title[:limit]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[8:] else cut) + "…"
 
 
 def heat_words(value: float | None, lang: str) -> str:

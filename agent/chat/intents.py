@@ -60,6 +60,7 @@ class Search:
     """Topics about something ("最近有什么关于春晚的热梗"), optionally within a category's platforms."""
 
     query: str
+    subject: str = ""  # the words left once the asking is taken out ("春晚")
     sources: tuple[str, ...] = ()
 
 
@@ -124,7 +125,7 @@ _FILLER = re.compile(
     r"的|了|吗|呢|啊|呀|吧|是|在|给我|说说|一些|都|"
     r"\b(?:what'?s|whats|what|is|are|was|the|a|an|on|in|at|of|for|about|any|anything|something|right|now|today|"
     r"tonight|currently|at the moment|this|these|trending|trend|trends|hot|hottest|top|news|popular|tell|me|show|"
-    r"give|list|please|us|going|there|people|talking|everyone|stories|story|topics?|things|up|most|biggest|"
+    r"give|list|please|us|going|there|people|talking|everyone|stories|story|topics?|things?|up|most|biggest|"
     r"number|one|happening|new|latest|rising|with|can|you|do|does|know|i|hey|ok|so|and|lately|recently|"
     r"hours?|last|past|few)\b|[\s？?!！。.,，、:：;；'\"“”‘’#~～…()（）「」《》0-9]",
     re.I)
@@ -206,7 +207,7 @@ def detect_intent(question: str, *, has_history: bool = False) -> Intent:
         return Hottest()
     if platform is not None:
         sources = (platform[0].source,)
-    return Search(query=q, sources=sources)
+    return Search(query=q, subject=core, sources=sources)
 
 
 def _hours(q: str) -> float:
