@@ -62,5 +62,6 @@ def hottest(topics: Iterable[Topic], clusters: Mapping[str, Cluster], *, limit: 
     for members in stories.values():
         ordered = tuple(sorted(members.values(), key=lambda m: -score[m.id]))
         out.append(HotStory(lead=ordered[0], members=ordered, score=sum(score[m.id] for m in ordered)))
-    out.sort(key=lambda s: (-s.score, _order_key(s.lead)))
+    # ties (two lists' #1) break on place, then name: never on raw heat, whose scale differs per platform
+    out.sort(key=lambda s: (-s.score, s.lead.rank or 10**6, s.lead.source, s.lead.id))
     return out[:limit]

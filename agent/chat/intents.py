@@ -101,8 +101,9 @@ _POINTER_EN = re.compile(r"^(?:and\s+|so\s+|what about\s+|how about\s+|more on\s
 _POINTER_TAIL = re.compile(r"(?:是怎么回事|怎么回事|咋回事|怎么了|什么情况|呢|啊|吗|one|story|thing|about|please|"
                            r"again|more)\s*$", re.I)
 
-_TOP_ONLY = re.compile(r"第一(?!个)|榜首|头名|排名第一|最顶上|top\s*1\b|#\s*1\b|number\s*one|no\.?\s*1\b|\bthe top "
-                       r"(?:one|story|item|spot)|\btop spot\b|\bfirst place\b|\bthe #?1\b", re.I)
+_TOP_ONLY = re.compile(r"第一(?!个)|榜首|头名|排名第一|最顶上|top\s*1\b|#\s*1\b|number\s*one|no\.?\s*1\b|"
+                       r"\bthe top (?:one|story|item|spot)|\btop (?:story|one|item)\b|\btop spot\b|\bfirst place\b|"
+                       r"\bthe #?1\b", re.I)
 _FRESH = re.compile(r"新上榜|刚上榜|新上的|新出现|刚出来|新冒出|刚冒出|新上了|在涨|上升|飙升|升温|涨得最快|蹿升|窜升|"
                     r"最近几个?小时|过去几个?小时|几个?小时(?:内|里)|刚刚上|最新|"
                     r"\bnew\b|\bnewly\b|\bjust (?:started|appeared|popped)|\brising\b|\bclimbing\b|\bon the rise\b|"
