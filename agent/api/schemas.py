@@ -94,6 +94,9 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
+    style: Literal["chat", "glasses"] = Field(
+        default="chat", description="TrendLens extension: `glasses` answers as for a voice and a small card "
+                                    "(no links, at most two items, short sentences)")
     max_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
 

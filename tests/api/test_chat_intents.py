@@ -200,6 +200,15 @@ def test_that_one_points_at_the_story_named_before(server, lists):
     assert said(text, lead) >= 0
 
 
+def test_style_glasses_on_the_chat_api(server, lists):
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key=KEY, max_retries=0, timeout=60)
+    reply = client.chat.completions.create(model="trendlens", extra_body={"style": "glasses"},
+                                           messages=[{"role": "user", "content": "知乎上现在什么最火？"}])
+    text = reply.choices[0].message.content or ""
+    assert_glasses_style(text)
+    assert [t.rank for t in named(text, lists["zhihu"])] == [1, 2] and "知乎" in text
+
+
 def test_lingzhu_follow_up_uses_earlier_turns_of_message(server, lists):
     first = {"role": "user", "type": "text", "text": "知乎上现在什么最火？"}
     earlier = ask_glasses(server, [first])
