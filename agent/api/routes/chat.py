@@ -186,8 +186,11 @@ async def lingzhu(req: LingzhuRequest, runtime: RuntimeDep, _: ApiKey) -> EventS
             return _no_images(req)
         try:
             return (await answer_question(runtime, question[:2000], style="glasses", history=history[-10:])).text
-        except TrendLensError as exc:  # the stream has started: say so in words, not with a status
-            log.warning("lingzhu answer failed: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - the stream has started: say so in words, not with a status
+            if isinstance(exc, TrendLensError):
+                log.warning("lingzhu answer failed: %s", exc)
+            else:
+                log.exception("lingzhu answer failed")
             return "现在有点忙，请稍后再问。" if not re.search(r"[A-Za-z]{3}", question) else \
                 "I'm busy right now; please ask again shortly."
 
