@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request, WebSocket
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..runtime import Runtime
 from ..sessions import Session
@@ -28,7 +29,12 @@ def bearer(header: str | None) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def require_key(request: Request) -> str:
+# Declared so the OpenAPI description names the scheme; the header is read below, with our own errors.
+_BEARER = HTTPBearer(auto_error=False, scheme_name="ApiKey", description="A TrendLens API key: `Bearer <key>`")
+
+
+def require_key(request: Request,
+                _declared: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)] = None) -> str:
     keys: KeyRing = request.app.state.keys
     token = bearer(request.headers.get("authorization"))
     if token is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .errors import error_body
+
 __all__ = ["BodySizeLimit"]
 
 
@@ -49,8 +51,7 @@ class BodySizeLimit:
                 await self._reject(send)
 
     async def _reject(self, send: Any) -> None:
-        body = json.dumps({"error": {"code": "payload_too_large",
-                                     "message": f"request body over {self.max_bytes} bytes"}}).encode()
+        body = json.dumps(error_body(413, f"request body over {self.max_bytes} bytes")).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

@@ -25,6 +25,7 @@ class TopicIn(BaseModel):
     heat: float | None = Field(default=None, ge=0, le=1e15)
     url: str | None = Field(default=None, max_length=2000)
     lang: Lang | None = None
+    rank: int | None = Field(default=None, ge=1, le=100_000, description="1-based place on the source's own list")
 
 
 class IngestOut(BaseModel):
@@ -73,20 +74,78 @@ class ChatMessage(BaseModel):
     role: Literal["system", "user", "assistant", "tool", "developer"]
     content: str | list[dict[str, Any]] | None = None
 
+    def text(self) -> str:
+        """The message's text: the string, or its text parts joined (images and audio are not read)."""
+        if isinstance(self.content, str):
+            return self.content
+        if isinstance(self.content, list):
+            return " ".join(str(p.get("text") or "") for p in self.content if p.get("type") == "text").strip()
+        return ""
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    include_usage: bool = False
+
 
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str = "trendlens"
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
+    stream_options: StreamOptions | None = None
+    style: Literal["chat", "glasses"] = Field(
+        default="chat", description="TrendLens extension: `glasses` answers as for a voice and a small card "
+                                    "(no links, at most two items, short sentences)")
     max_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
 
 
+class ChatUsage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatReply(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: ChatReply
+    finish_reason: Literal["stop"]
+    logprobs: None = None
+
+
+class ChatCompletion(BaseModel):
+    """A non-streamed answer; with `stream: true` the same arrives as `chat.completion.chunk` SSE events."""
+
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: ChatUsage
+
+
+class ModelOut(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelOut]
+
+
 class LingzhuItem(BaseModel):
     model_config = ConfigDict(extra="allow")
-    role: str = "user"
-    type: Literal["text", "image"] = "text"
+    role: str = Field(default="user", max_length=40)
+    type: str = Field(default="text", max_length=40, description="text or image; other kinds are not read")
     text: str | None = None
     image_url: str | None = None
 
@@ -96,5 +155,18 @@ class LingzhuRequest(BaseModel):
     message_id: str = Field(min_length=1, max_length=200)
     agent_id: str = Field(min_length=1, max_length=200)
     user_id: str | None = None
-    message: list[LingzhuItem] = Field(min_length=1)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    message: list[LingzhuItem] = Field(min_length=1, description="the conversation so far, oldest first")
+    metadata: dict[str, Any] | None = Field(default=None, description="glasses context; may be absent or null")
+
+
+class ErrorDetail(BaseModel):
+    message: str
+    type: str = Field(description="OpenAI error class, e.g. invalid_request_error, authentication_error")
+    param: str | None = Field(description="the request field at fault, when one is")
+    code: str | None = Field(description="TrendLens error code, e.g. invalid_request, not_found, rate_limited")
+
+
+class ErrorResponse(BaseModel):
+    """The error envelope of every endpoint (OpenAI's four fields)."""
+
+    error: ErrorDetail

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from ...digest import build_digest, render_digest
 from ..deps import ApiKey, RuntimeDep
-from ..errors import ApiError
+from ..errors import AUTHED_ERRORS, ApiError
 
-router = APIRouter(prefix="/v1", tags=["digest"])
+router = APIRouter(prefix="/v1", tags=["digest"], responses=AUTHED_ERRORS)
+
+_FORMATS: dict[int | str, dict[str, Any]] = {200: {
+    "description": "The digest: JSON by default, Markdown with `format=md`, an HTML page with `format=html`",
+    "content": {"text/markdown": {"schema": {"type": "string"}}, "text/html": {"schema": {"type": "string"}}},
+}}
 
 
-@router.get("/digest", summary="Digest of top topics with heat sparklines")
+@router.get("/digest", summary="Digest of top topics with heat sparklines", responses=_FORMATS)
 async def digest(runtime: RuntimeDep, _: ApiKey,
                  since: Annotated[str | None, Query(description="ISO time; default 24 h ago", max_length=40)] = None,
                  lang: Literal["zh", "en", "ja", "other"] | None = None,

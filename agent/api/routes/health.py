@@ -17,7 +17,9 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="Readiness: degraded when sources fail or the model is not loaded")
+@router.get("/readyz", summary="Readiness: degraded when sources fail or the model is not loaded",
+            responses={503: {"description": "Not started yet: the same body, with the reasons",
+                             "content": {"application/json": {"schema": {"type": "object"}}}}})
 async def readyz(runtime: RuntimeDep) -> JSONResponse:
     health = await asyncio.to_thread(runtime.store.health)
     # a source switched off for want of credentials is configuration, not a failure

@@ -7,20 +7,28 @@ import contextlib
 import html
 import json
 from importlib import resources
+from typing import Annotated
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Depends, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse
+from fastapi.security import APIKeyQuery
 
 from ...captions.profiles import get_profile
 from ..deps import RuntimeDep
-from ..errors import ApiError
+from ..errors import ApiError, error_responses
 
 router = APIRouter(tags=["hud"])
+# The session's own token, from `POST /v1/sessions` (its `hud_url` carries it): a page link
+# can hold a query parameter, not an Authorization header.
+HudToken = APIKeyQuery(name="token", scheme_name="HudToken", auto_error=False,
+                       description="The session's token, as returned by POST /v1/sessions (also in its hud_url)")
 _PAGE = resources.files("agent.api").joinpath("static/hud.html").read_text(encoding="utf-8")
 
 
-@router.get("/hud/{session_id}", response_class=HTMLResponse, summary="The HUD page for one session")
-async def hud_page(session_id: str, runtime: RuntimeDep, token: str | None = None) -> HTMLResponse:
+@router.get("/hud/{session_id}", response_class=HTMLResponse, summary="The HUD page for one session",
+            responses=error_responses(401, 404, 422, json_only=True))
+async def hud_page(session_id: str, runtime: RuntimeDep,
+                   token: Annotated[str | None, Depends(HudToken)] = None) -> HTMLResponse:
     session = runtime.sessions.get(session_id)
     if session is None:
         raise ApiError(404, "no such session")

@@ -12,10 +12,10 @@ from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 
 from ...errors import InputError, OverloadError
 from ..deps import ApiKey, RuntimeDep, session_or_404, ws_authorised
-from ..errors import ApiError
+from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
 
-router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
+router = APIRouter(prefix="/v1/sessions", tags=["sessions"], responses=AUTHED_ERRORS)
 log = logging.getLogger("trendlens.api.sessions")
 
 

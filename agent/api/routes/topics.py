@@ -9,10 +9,10 @@ from fastapi import APIRouter, Body, Query
 
 from ...models import Topic, detect_lang
 from ..deps import ApiKey, RuntimeDep
-from ..errors import ApiError
+from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import IngestOut, TopicIn
 
-router = APIRouter(prefix="/v1", tags=["topics"])
+router = APIRouter(prefix="/v1", tags=["topics"], responses=AUTHED_ERRORS)
 
 MAX_INGEST = 5000
 
@@ -24,6 +24,7 @@ async def ingest_topics(runtime: RuntimeDep, _: ApiKey,
         raise ApiError(422, "send a non-empty JSON array of topics")
     topics = [
         Topic(source=i.source, item_id=i.id, ref=i.id, title=i.title, summary=i.summary, heat=i.heat, url=i.url,
+              rank=i.rank,
               lang=i.lang or detect_lang(i.title), extra={"ingested": True})
         for i in items
     ]

@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from ..deps import ApiKey, RuntimeDep
+from ..errors import AUTHED_ERRORS, ApiError, error_responses
 
-router = APIRouter(prefix="/v1/workflows", tags=["workflows"])
+router = APIRouter(prefix="/v1/workflows", tags=["workflows"], responses=AUTHED_ERRORS)
 
 
 @router.get("", summary="Workflows, load errors and recent runs")
@@ -25,15 +26,13 @@ async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
     }
 
 
-@router.post("/{name}/run", summary="Run a workflow now")
+@router.post("/{name}/run", summary="Run a workflow now", responses=error_responses(409))
 async def run_workflow(name: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, _: ApiKey) -> dict:
     engine = runtime.engine
     assert engine is not None
     spec = engine.get(name)  # unknown names answer 400 listing the valid ones
     event = getattr(spec.trigger, "event", None)
     if event:
-        from ..errors import ApiError
-
         raise ApiError(409, f"workflow {name!r} runs on '{event}' events, not on demand")
     record = await engine.run(name, trigger="manual:api")
     return record.public()

@@ -1,0 +1,177 @@
+"""Answers worded from facts, per intent, in the asker's language and in two styles.
+
+`chat`: a numbered list with platform ranks, heat and safe links.
+`glasses` (Lingzhu, `style=glasses`): read aloud and shown on a small card, so no
+links, at most two items, short sentences, and platforms named in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from .facts import Fact, Placement, ago, heat_words, short_title
+from .platforms import platform_name
+
+__all__ = ["Style", "render_fresh", "render_hottest", "render_nothing", "render_platform", "render_search",
+           "render_story", "render_unresolved"]
+
+Style = Literal["chat", "glasses"]
+
+_TREND_ZH = {"new": "新上榜", "rising": "在涨", "falling": "在降", "steady": "平稳"}
+_TREND_EN = {"new": "new", "rising": "rising", "falling": "cooling", "steady": "steady"}
+
+
+def _where(placements: Sequence[Placement], lang: str, style: Style, *, limit: int = 3) -> str:
+    parts = []
+    for p in placements[:limit]:
+        name = platform_name(p.source, lang)
+        if style == "glasses":
+            rank = (f"排第{p.rank}" if lang == "zh" else f"number {p.rank}") if p.rank else ""
+            parts.append(f"{name}{rank}" if lang == "zh" else (f"{rank} on {name}" if rank else f"on {name}"))
+        else:
+            rank = (f"第{p.rank}" if lang == "zh" else f" #{p.rank}") if p.rank else ""
+            parts.append(f"{name}{rank}")
+    if lang == "zh":
+        return ("，" if style == "glasses" else "、").join(parts)
+    return (" and " if style == "glasses" else ", ").join(parts)
+
+
+def _line(n: int, fact: Fact, lang: str, *, show_where: bool = True, show_trend: bool = False) -> str:
+    bits = []
+    if show_where:
+        bits.append(_where(fact.placements, lang, "chat"))
+    heat = heat_words(fact.heat, lang)
+    if heat:
+        bits.append(f"热度{heat}" if lang == "zh" else f"heat {heat}")
+    if show_trend:
+        bits.append(_TREND_ZH[fact.trend] if lang == "zh" else _TREND_EN[fact.trend])
+    detail = ("，" if lang == "zh" else ", ").join(b for b in bits if b)
+    link = f" {fact.link}" if fact.link else ""
+    return f"{n}. {fact.title}" + (f" — {detail}" if detail else "") + link
+
+
+def _quote(title: str, lang: str) -> str:
+    return f"「{title}」" if lang == "zh" else title
+
+
+def _say(fact: Fact, lang: str) -> str:
+    """The title as the glasses say it: its first clause when long, with no closing punctuation to clash."""
+    return _quote(short_title(fact.title).rstrip("。.！!？?…，,"), lang)
+
+
+def render_nothing(lang: str, about: str | None = None) -> str:
+    if lang == "zh":
+        return f"暂时没有找到「{about}」相关的热门话题。" if about else "暂时没有找到相关的热门话题。"
+    return f"I found nothing trending about {about} right now." if about else \
+        "I found nothing trending about that right now."
+
+
+def render_unresolved(lang: str) -> str:
+    return ("没听出你指的是哪一条，可以说一下标题吗？" if lang == "zh"
+            else "I couldn't tell which one you mean. Could you name it?")
+
+
+def render_search(facts: Sequence[Fact], lang: str, style: Style) -> str:
+    """Topics about what was asked, best match first."""
+    if not facts:
+        return render_nothing(lang)
+    if style == "glasses":
+        first, rest = facts[0], facts[1:2]
+        if lang == "zh":
+            out = f"最相关的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
+            return out + (f"还有{_say(rest[0], lang)}。" if rest else "")
+        out = f"Top match: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Also: {_say(rest[0], lang)}." if rest else "")
+    head = "最近的相关热点：" if lang == "zh" else "Trending now:"
+    return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
+
+
+def render_hottest(facts: Sequence[Fact], lang: str, style: Style) -> str:
+    """Hottest across platforms, on per-platform normalised heat."""
+    if not facts:
+        return render_nothing(lang)
+    if style == "glasses":
+        first, rest = facts[0], facts[1:2]
+        if lang == "zh":
+            out = f"现在最火的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
+            return out + (f"其次是{_say(rest[0], lang)}。" if rest else "")
+        out = f"Hottest now: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Next: {_say(rest[0], lang)}." if rest else "")
+    head = "现在各平台最火的：" if lang == "zh" else "Hottest across platforms now:"
+    return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
+
+
+def render_platform(source: str, facts: Sequence[Fact], lang: str, style: Style, *, top_only: bool) -> str:
+    """One platform's list in its own order (or only its #1)."""
+    name = platform_name(source, lang)
+    if not facts:
+        return f"现在没有{name}的榜单。" if lang == "zh" else f"I have no current list from {name}."
+    def rank_of(i: int, f: Fact) -> int:
+        return f.placements[0].rank if f.placements and f.placements[0].rank else i
+
+    if style == "glasses":
+        shown = facts[:1] if top_only else facts[:2]
+        if lang == "zh":
+            return "".join(f"{name}第{rank_of(i, f)}是{_say(f, lang)}。" if i == 1
+                           else f"第{rank_of(i, f)}是{_say(f, lang)}。" for i, f in enumerate(shown, 1))
+        return " ".join(f"Number {rank_of(i, f)} on {name}: {_say(f, lang)}." if i == 1
+                        else f"Number {rank_of(i, f)}: {_say(f, lang)}." for i, f in enumerate(shown, 1))
+    if top_only:
+        f = facts[0]
+        heat = heat_words(f.heat, lang)
+        link = f"\n{f.link}" if f.link else ""
+        if lang == "zh":
+            return f"{name}第一：{_quote(f.title, lang)}" + (f"，热度{heat}" if heat else "") + "。" + link
+        return f"Number 1 on {name}: {f.title}" + (f" (heat {heat})" if heat else "") + "." + link
+    head = f"{name}现在的前{len(facts)}名：" if lang == "zh" else f"Top {len(facts)} on {name} now:"
+    return "\n".join([head, *(_line(rank_of(i, f), f, lang, show_where=False) for i, f in enumerate(facts, 1))])
+
+
+def render_fresh(facts: Sequence[Fact], lang: str, style: Style, *, hours: float, source: str | None) -> str:
+    """New or rising in the last hours."""
+    h = f"{hours:g}"
+    where = platform_name(source, lang) if source else ""
+    if not facts:
+        if lang == "zh":
+            return f"最近{h}小时{where}没有新上榜或在涨的话题。"
+        return f"Nothing new or rising{' on ' + where if where else ''} in the last {h} hours."
+    if style == "glasses":
+        first, rest = facts[0], facts[1:2]
+        if lang == "zh":
+            out = (f"{_TREND_ZH[first.trend]}的有{_say(first, lang)}，"
+                   f"在{_where(first.placements, lang, style)}。")
+            return out + (f"还有{_say(rest[0], lang)}，{_TREND_ZH[rest[0].trend]}。" if rest else "")
+        out = f"{_TREND_EN[first.trend].capitalize()}: {_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" Also {_TREND_EN[rest[0].trend]}: {_say(rest[0], lang)}." if rest else "")
+    if lang == "zh":
+        head = f"最近{h}小时{where}新上榜或在涨的："
+    else:
+        head = f"New or rising{' on ' + where if where else ''} in the last {h} hours:"
+    return "\n".join([head, *(_line(n, f, lang, show_trend=True) for n, f in enumerate(facts, 1))])
+
+
+def render_story(fact: Fact, lang: str, style: Style) -> str:
+    """One story: where it is listed, its heat and trend, when it first appeared."""
+    where = _where(fact.placements, lang, style, limit=4)
+    heat = heat_words(fact.heat, lang)
+    moves = ""
+    if len(fact.history) >= 2 and fact.history[0] != fact.history[-1]:
+        moves = f"{heat_words(fact.history[0], lang)} → {heat_words(fact.history[-1], lang)}"
+    since = ago(fact.first_seen, lang)
+    if style == "glasses":
+        if lang == "zh":
+            out = f"{_say(fact, lang)}在{where}。热度{_TREND_ZH[fact.trend]}。"
+            return out + (f"{since}上榜。" if since else "")
+        out = f"{_say(fact, lang)} is {where}. Heat is {_TREND_EN[fact.trend]}."
+        return out + (f" First seen {since}." if since else "")
+    link = f"\n{fact.link}" if fact.link else ""
+    if lang == "zh":
+        trend = _TREND_ZH[fact.trend] + (f"（{moves}）" if moves else "")
+        parts = [f"在{where}" if where else "", f"热度{heat}，{trend}" if heat else f"热度{trend}",
+                 f"{since}首次上榜" if since else ""]
+        return f"{_quote(fact.title, lang)}：" + "；".join(p for p in parts if p) + "。" + link
+    trend = _TREND_EN[fact.trend] + (f" ({moves})" if moves else "")
+    parts = [f"on {where}" if where else "", f"heat {heat}, {trend}" if heat else f"heat {trend}",
+             f"first seen {since}" if since else ""]
+    return f"{fact.title}: " + "; ".join(p for p in parts if p) + "." + link

@@ -1,0 +1,68 @@
+"""A service holding the real hot lists of two days from ../shared/upstream, parsed by our own parsers.
+
+Day one (2025-04-15: Zhihu, Baidu, Douyin, V2EX) is stored as a fetch cycle 20 hours ago,
+day two (2025-04-16: Zhihu, Baidu, V2EX) as a cycle now, so Douyin's current list is a day
+old and everything else is today's: the state a service is in after a day of running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from agent.fetching import SourceOutcome
+from agent.models import Topic, utcnow
+from agent.ranking import HashEmbedder
+from agent.runtime import Runtime
+from agent.settings import Settings
+from agent.sources import REGISTRY
+from tests.api.conftest import KEY
+
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
+DAY_ONE = {"zhihu": "zhihu/hot-question-2025-04-15.json", "baidu": "baidu/board-realtime-2025-04-15.json",
+           "douyin": "douyin/hot-search-2025-04-15.json", "v2ex": "v2ex/hot-2025-04-15.json"}
+DAY_TWO = {"zhihu": "zhihu/hot-question-2025-04-16.json", "baidu": "baidu/board-realtime-2025-04-16.json",
+           "v2ex": "v2ex/hot-2025-04-16.json"}
+
+
+def need_upstream() -> None:
+    missing = [f for f in (*DAY_ONE.values(), *DAY_TWO.values()) if not (UPSTREAM / f).is_file()]
+    if missing:
+        pytest.skip(f"real upstream recordings not present: {missing[0]}")
+
+
+def parse(source: str, file: str, settings: Settings) -> list[Topic]:
+    return REGISTRY[source](settings).parse_body((UPSTREAM / file).read_bytes())
+
+
+def lists(settings: Settings) -> tuple[dict[str, list[Topic]], dict[str, list[Topic]]]:
+    """(day one, day two): each source's parsed list."""
+    return ({s: parse(s, f, settings) for s, f in DAY_ONE.items()},
+            {s: parse(s, f, settings) for s, f in DAY_TWO.items()})
+
+
+def current_lists(settings: Settings) -> dict[str, list[Topic]]:
+    """What each platform lists now: day two where it has one, else day one."""
+    one, two = lists(settings)
+    return {**one, **two}
+
+
+def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, **overrides) -> Runtime:
+    """A runtime whose store holds the two recorded days (no synthetic snapshot)."""
+    settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
+    runtime = Runtime.build(settings, embedder=HashEmbedder())
+    one, two = lists(settings)
+    scale = heat_scale or {}
+
+    def outcomes(day: dict[str, list[Topic]]) -> list[SourceOutcome]:
+        return [SourceOutcome(source=s, topics=[t.model_copy(update={"heat": (t.heat or 0) * scale.get(s, 1.0)})
+                                                for t in topics]) for s, topics in day.items()]
+
+    now = utcnow()
+    runtime.store.record_cycle(outcomes(one), now=now - timedelta(hours=20))
+    runtime.store.record_cycle(outcomes(two), now=now)
+    asyncio.run(runtime.collector.aclose())
+    return runtime

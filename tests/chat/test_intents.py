@@ -1,0 +1,111 @@
+"""The intent table: questions as people type or say them, in both languages, and what each asks for."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.chat.hottest import hottest
+from agent.chat.intents import FollowUp, Fresh, Hottest, PlatformList, Search, Story, detect_intent, question_lang
+from agent.models import Topic
+
+TABLE = [
+    # a platform's list, or its #1
+    ("微博热搜第一", PlatformList(source="weibo", top_only=True)),
+    ("微博热搜第一是啥", PlatformList(source="weibo", top_only=True)),
+    ("what's on Hacker News", PlatformList(source="hackernews")),
+    ("anything hot on HN?", PlatformList(source="hackernews")),
+    ("知乎上现在什么最火？", PlatformList(source="zhihu")),
+    ("What is trending on V2EX today?", PlatformList(source="v2ex")),
+    ("What is trending on Zhihu right now?", PlatformList(source="zhihu")),
+    ("百度热搜第一是什么？", PlatformList(source="baidu", top_only=True)),
+    ("百度贴吧第一", PlatformList(source="tieba", top_only=True)),
+    ("B站热门", PlatformList(source="bilibili")),
+    ("哔哩哔哩上在看什么", PlatformList(source="bilibili")),
+    ("今日头条热榜", PlatformList(source="toutiao")),
+    ("What's number one on Douyin?", PlatformList(source="douyin", top_only=True)),
+    ("top story on reddit", PlatformList(source="reddit", top_only=True)),
+    ("GitHub trending today", PlatformList(source="github_trending")),
+    # hottest across platforms
+    ("今天最火的是什么？", Hottest()),
+    ("现在有什么热点", Hottest()),
+    ("what's trending?", Hottest()),
+    ("What's the hottest thing right now?", Hottest()),
+    ("what are the biggest stories today", Hottest()),
+    # a story
+    ("哈尔滨公安悬赏通缉3名美国特工是怎么回事", Story(subject="哈尔滨公安悬赏通缉3名美国特工")),
+    ("流浪地球3为什么上热搜", Story(subject="流浪地球3")),
+    ("雷军回应是什么情况？", Story(subject="雷军回应")),
+    ("why is 雷军回应 trending?", Story(subject="雷军回应")),
+    ("why is the Dropbox launch trending on Hacker News", Story(subject="Dropbox launch")),
+    ("what's going on with Xiaomi?", Story(subject="Xiaomi")),
+    ("tell me about the DeepSeek story", Story(subject="DeepSeek")),
+    # new or rising
+    ("最近几个小时有什么新上榜的？", Fresh()),
+    ("what's new in the last 3 hours?", Fresh(hours=3)),
+    ("what's rising on Weibo?", Fresh(source="weibo")),
+    ("微博上什么在涨", Fresh(source="weibo")),
+    # a topic search (the ranker's job)
+    ("最近有什么关于春晚的热梗?", Search(query="最近有什么关于春晚的热梗?", subject="春晚")),
+]
+
+
+@pytest.mark.parametrize(("question", "intent"), TABLE)
+def test_the_question_table(question, intent):
+    got = detect_intent(question)
+    if isinstance(intent, Search):
+        assert isinstance(got, Search) and got.subject == intent.subject, got
+    else:
+        assert got == intent
+
+
+FOLLOW_UPS = [
+    ("第二个是怎么回事？", FollowUp(position=2)),
+    ("第2条呢", FollowUp(position=2)),
+    ("最后一个呢", FollowUp(position=-1)),
+    ("the second one", FollowUp(position=2)),
+    ("tell me more about the first one", FollowUp(position=1)),
+    ("and the last one?", FollowUp(position=-1)),
+    ("那个火灾", FollowUp(words="火灾")),
+    ("那个火灾是怎么回事", FollowUp(words="火灾")),
+    ("what about that fire?", FollowUp(words="fire")),
+]
+
+
+@pytest.mark.parametrize(("question", "intent"), FOLLOW_UPS)
+def test_follow_ups_need_an_earlier_turn(question, intent):
+    assert detect_intent(question, has_history=True) == intent
+    assert not isinstance(detect_intent(question), FollowUp)
+
+
+def test_a_named_platform_is_not_a_follow_up():
+    assert detect_intent("what about Baidu?", has_history=True) == PlatformList(source="baidu")
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("知乎上现在什么最火？", "zh"), ("What is trending on Zhihu right now?", "en"),
+    ("why is 哈尔滨公安悬赏通缉3名美国特工 trending?", "en"), ("V2EX 上大家在聊什么？", "zh"), ("GPT-5 怎么了", "zh")])
+def test_the_answer_language_is_the_askers(question, lang):
+    assert question_lang(question) == lang
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.booleans())
+def test_any_text_has_an_intent(text, has_history):
+    detect_intent(text, has_history=has_history)
+    question_lang(text)
+
+
+def test_hottest_compares_places_not_raw_heat():
+    big = [Topic(source="douyin", item_id=str(i), title=f"抖音话题{i}", rank=i, heat=1e9 / i) for i in range(1, 51)]
+    small = [Topic(source="v2ex", item_id=str(i), title=f"V2EX topic {i}", rank=i, heat=100 / i) for i in range(1, 11)]
+    titles = [s.lead.title for s in hottest(big + small, {}, limit=6)]
+    # places, not heat: V2EX's #1 sits among Douyin's top five although its heat is ten million times smaller;
+    # a #1 of 10 has beaten fewer rivals than Douyin's #4 of 50 (ranking.heat's formula)
+    assert titles[0] == "抖音话题1"
+    assert titles[:6] == ["抖音话题1", "抖音话题2", "抖音话题3", "抖音话题4", "V2EX topic 1", "抖音话题5"]
+    # a billion times the heat on one platform changes nothing
+    louder = [t.model_copy(update={"heat": (t.heat or 0) * 1e9}) for t in small]
+    assert [s.lead.id for s in hottest(big + louder, {}, limit=6)] == [s.lead.id for s in hottest(big + small, {},
+                                                                                                  limit=6)]
