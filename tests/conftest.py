@@ -28,3 +28,46 @@ def settings(tmp_path: Path):
     from agent.settings import Settings
 
     return Settings(data_dir=tmp_path / "data", fetch_backoff_s=0, fetch_deadline_s=5)
+
+
+# -- real servers (tests/servers.py): started once per run, only when a test asks ---------------
+@pytest.fixture(scope="session")
+def postgres_server():
+    from .servers import start_postgres
+
+    server = start_postgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    from .servers import start_redis
+
+    server = start_redis()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A fresh, empty PostgreSQL database for this test."""
+    return postgres_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """Each store test runs twice: on the embedded SQLite default and on a real PostgreSQL."""
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(database_url: str | None, tmp_path: Path):
+    from agent.settings import Settings
+    from agent.store import open_store
+
+    opened = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
+    yield opened
+    opened.close()
