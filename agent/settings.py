@@ -64,6 +64,8 @@ class Settings(BaseSettings):
 
     # --- store -----------------------------------------------------------
     data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
+    database_url: SecretStr | None = Field(default=None, description=(
+        "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
 
     # --- fetching --------------------------------------------------------
@@ -127,6 +129,13 @@ class Settings(BaseSettings):
     def _split_sources(cls, v: Any) -> Any:
         if isinstance(v, str):
             return [s.strip() for s in v.split(",") if s.strip()]
+        return v
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("database_url must be a postgresql:// URL (unset for SQLite in the data dir)")
         return v
 
     @field_validator("device")

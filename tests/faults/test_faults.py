@@ -20,7 +20,7 @@ from agent.errors import ModelError, StoreError
 from agent.fetching import SourceOutcome
 from agent.models import Topic
 from agent.runtime import Runtime
-from agent.store import Store
+from agent.store import SQLiteStore as Store
 from tests.api.conftest import AUTH, KEY, free_port, make_runtime
 
 
