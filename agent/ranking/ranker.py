@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..errors import ModelError
 from ..models import Topic, detect_lang
 from .batching import MicroBatcher
 from .cache import EmbeddingCache
@@ -172,6 +173,8 @@ class Ranker:
         # waiting encodes beyond which a query is ranked lexically instead (None = never shed)
         self.shed_queue_depth: int | None = shed_queue_depth
         self.shed = 0
+        self.model_failures = 0  # encodes that failed and were answered lexically
+        self.dense_ok = True
         self._pos: dict[str, int] = {}
         self.matrix = np.zeros((0, embedder.dim if embedder else 0), dtype=np.float32)
         self.lexical = BM25Index([])
@@ -195,18 +198,25 @@ class Ranker:
         (precomputed passage embeddings, row-aligned with `topics`)."""
         entries = [_as_entry(t) for t in topics]
         texts = [doc_text(e.topic) for e in entries]
+        texts_ok = True
         if self.embedder is not None:
             if vectors is not None:
                 mat = np.ascontiguousarray(vectors, dtype=np.float32)
                 if mat.shape != (len(entries), self.embedder.dim):
                     raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {self.embedder.dim})")
             else:
-                mat = self._embed_passages(texts)
+                try:
+                    mat = self._embed_passages(texts)
+                except ModelError as exc:  # no passage vectors: rank lexically until the next index works
+                    self._dense_failed(exc)
+                    mat = np.zeros((len(entries), self.embedder.dim), dtype=np.float32)
+                    texts_ok = False
         else:
             mat = np.zeros((len(entries), 0), dtype=np.float32)
         self.entries = entries
         self._pos = {e.key: i for i, e in enumerate(entries)}
         self.matrix = mat
+        self.dense_ok = texts_ok
         self.lexical = BM25Index(texts)
         self._prior = self._priors(entries)
         self._tokens: list[frozenset[str]] | None = None
@@ -269,7 +279,12 @@ class Ranker:
         return text, ([(text, 1.0)] if text else [])
 
     def _needs_dense(self, channels: Channels) -> bool:
-        return self.embedder is not None and channels != "lexical" and len(self.entries) > 0
+        return self.embedder is not None and channels != "lexical" and len(self.entries) > 0 and self.dense_ok
+
+    def _dense_failed(self, exc: ModelError) -> None:
+        self.model_failures += 1
+        if self.model_failures == 1 or self.model_failures % 100 == 0:  # say so, without a line per utterance
+            log.warning("embedding failed (%d so far), ranking lexically: %s", self.model_failures, exc)
 
     async def rank(
         self,
@@ -292,7 +307,10 @@ class Ranker:
                 # lexical channel beats a late one; the gate judges it on the lexical scale.
                 self.shed += 1
             else:
-                qvec = await self._query_vector(text, parts, windowed=isinstance(query, ConversationWindow))
+                try:
+                    qvec = await self._query_vector(text, parts, windowed=isinstance(query, ConversationWindow))
+                except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
+                    self._dense_failed(exc)
         return self.score(
             qvec, parts, top_k=top_k, gate=gate, prior=prior, exclude=exclude, mmr=mmr, channels=channels
         )
