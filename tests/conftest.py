@@ -10,13 +10,23 @@ FIXTURES = ROOT / "fixtures"
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--database", choices=("sqlite", "postgresql"), default="sqlite",
+                     help="the store every test gets through the settings: the SQLite default, or a fresh "
+                          "database on a real PostgreSQL per test (the whole suite against PostgreSQL)")
+
+
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Tests never see the developer's TRENDLENS_* settings or config file."""
     for key in list(os.environ):
         if key.startswith("TRENDLENS_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("TRENDLENS_DATA_DIR", str(tmp_path / "data"))
+    if request.config.getoption("--database") == "postgresql":
+        if request.node.get_closest_marker("sqlite_only"):
+            pytest.skip("reads the SQLite file itself (--database=postgresql)")
+        monkeypatch.setenv("TRENDLENS_DATABASE_URL", request.getfixturevalue("postgres_url"))
     monkeypatch.chdir(tmp_path)
     from agent.settings import get_settings
 

@@ -171,6 +171,13 @@ class PostgresStore(SQLStore):
             if self._conn is not None:
                 self._conn.close()
 
+    def __del__(self) -> None:
+        # SQLite stores are often left to the garbage collector (tests, CLI commands); a forgotten
+        # PostgreSQL store closes its connection the same way instead of leaking it with a warning
+        conn = getattr(self, "_conn", None)
+        if conn is not None and not conn.closed:
+            conn.close()
+
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
