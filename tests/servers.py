@@ -85,7 +85,8 @@ class PostgresServer:
         shutil.rmtree(self.datadir.parent, ignore_errors=True)
 
 
-def start_postgres() -> PostgresServer:
+def start_postgres(*, durable: bool = False) -> PostgresServer:
+    """A new server; `durable` keeps fsync on (benchmarks), tests run without it."""
     bindir = _postgres_bindir()
     if bindir is None or not (bindir / "initdb").exists():
         unavailable("PostgreSQL is not installed (apt-get install postgresql)")
@@ -106,9 +107,9 @@ def start_postgres() -> PostgresServer:
     if init.returncode != 0:
         shutil.rmtree(base, ignore_errors=True)
         pytest.fail(f"initdb failed: {init.stderr.strip()[-500:]}", pytrace=False)
-    # fsync off: these databases live for one test run; durability against power loss is not under test
-    options = (f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 "
-               "-c full_page_writes=off")
+    options = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    if not durable:  # test databases live for one run; durability against power loss is not under test
+        options += " -c fsync=off -c full_page_writes=off"
     started = server._run(str(bindir / "pg_ctl"), "start", "-D", str(datadir), "-w", "-t", "60",
                           "-l", str(datadir / "server.log"), "-o", options)
     if started.returncode != 0 or not _wait_for_port(port, 30):

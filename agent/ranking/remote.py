@@ -51,12 +51,13 @@ class OpenAIEmbedder:
     backend = "openai"
 
     def __init__(self, base_url: str, *, api_key: str | None = None, model: str | None = None,
-                 roles: RoleMode = "auto", timeout_s: float = 5.0, retries: int = 2, backoff_s: float = 0.2,
-                 client: httpx.Client | None = None) -> None:
+                 roles: RoleMode = "auto", timeout_s: float = 10.0, retries: int = 2, backoff_s: float = 0.2,
+                 batch_size: int = 32, client: httpx.Client | None = None) -> None:
         self.base = api_base(base_url)
         self.device = self.base  # where the encoding happens, as `doctor` shows it
         self.retries = retries
         self.backoff_s = backoff_s
+        self.batch_size = batch_size
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.Client(timeout=timeout_s)
         self._headers = headers
@@ -133,7 +134,10 @@ class OpenAIEmbedder:
         texts = _clip(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._post(texts, role)
+        # at most `batch_size` texts a request: TEI refuses more than 32 by default, and a CPU server
+        # needs seconds for a re-index's 256 titles at once, which would run into the timeout
+        vectors = np.concatenate([self._post(texts[i:i + self.batch_size], role)
+                                  for i in range(0, len(texts), self.batch_size)])
         if vectors.shape[1] != self.dim:
             raise ModelError(f"embeddings server {self.base}: dimension changed from {self.dim} to "
                              f"{vectors.shape[1]} (another model behind the same URL?)")

@@ -71,6 +71,13 @@ def test_servers_that_prompt_for_themselves_get_input_type_and_other_models_no_r
     assert plain.bodies()[-1]["input"] == ["春晚"] and "input_type" not in plain.bodies()[-1]
 
 
+def test_long_lists_go_in_requests_of_at_most_32_texts():
+    server = FakeServer()
+    out = embedder(server).encode([f"title {i}" for i in range(70)], role="passage")
+    assert out.shape == (70, 3) and [len(b["input"]) for b in server.bodies()[1:]] == [32, 32, 6]
+    assert out[69][1] > out[0][1]  # still in input order across requests
+
+
 def test_transient_failures_are_retried_and_a_dead_server_is_a_model_error():
     server = FakeServer()
     emb = embedder(server, retries=2)
