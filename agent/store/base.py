@@ -38,6 +38,8 @@ class Tx(Protocol):
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> Cursor: ...
 
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]], /) -> Any: ...
+
 
 class Store(Protocol):
     """A topic store. `open_store(settings)` picks SQLite or PostgreSQL from the settings."""

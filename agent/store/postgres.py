@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -92,6 +92,12 @@ class _Tx:
 
     def execute(self, sql: str, params: Sequence[Any] = (), /) -> psycopg.Cursor[PgRow]:
         return self._conn.execute(to_pg(sql), params)
+
+    def executemany(self, sql: str, params: Iterable[Sequence[Any]], /) -> None:
+        params = list(params)
+        if params:  # psycopg would still send the statement for an empty list
+            with self._conn.cursor() as cur:
+                cur.executemany(to_pg(sql), params)
 
 
 class PostgresStore(SQLStore):

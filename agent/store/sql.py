@@ -86,21 +86,24 @@ class SQLStore(ABC):
     def _write_topics(self, db: Tx, topics: Iterable[Topic], cycle_id: int, stamp: str,
                       ingested: bool = False) -> None:
         seen: set[str] = set()
+        rows, observations = [], []
         for t in topics:
             if t.id in seen:  # a platform listing one item twice must not double its history
                 continue
             seen.add(t.id)
-            db.execute(
-                """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
-                       extra, first_seen, last_seen, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
-                       url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
-                       heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen,
-                       ingested=excluded.ingested""",
-                (t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
-                 json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp, int(ingested)))
-            db.execute("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
-                       (t.id, cycle_id, stamp, t.rank, t.heat))
+            rows.append((t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
+                         json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp, int(ingested)))
+            observations.append((t.id, cycle_id, stamp, t.rank, t.heat))
+        # executemany: one statement prepared once; on PostgreSQL one pipelined round trip, not two per topic
+        db.executemany(
+            """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
+                   extra, first_seen, last_seen, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
+                   url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
+                   heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen,
+                   ingested=excluded.ingested""", rows)
+        db.executemany("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
+                       observations)
 
     def ingest(self, topics: Sequence[Topic], *, now: datetime | None = None) -> int:
         """Store user-supplied topics. They stay current (beside every source's snapshot) until
