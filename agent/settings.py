@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigError
@@ -171,4 +171,9 @@ class Settings(BaseSettings):
 
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:  # a bad TRENDLENS_* value is one line naming it, not a traceback
+        first = exc.errors()[0]
+        name = "TRENDLENS_" + "_".join(str(part) for part in first["loc"][:1]).upper()
+        raise ConfigError(f"{name}: {first['msg'].removeprefix('Value error, ')}") from None
