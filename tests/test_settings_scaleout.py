@@ -24,7 +24,7 @@ def test_the_store_location_never_shows_the_password(tmp_path):
 
 
 def test_unset_means_sqlite_in_the_data_dir(tmp_path):
-    store = open_store(Settings(data_dir=tmp_path))
+    store = open_store(Settings(data_dir=tmp_path, database_url=None))  # None even under --database
     assert isinstance(store, SQLiteStore) and store.path == tmp_path / "trendlens.sqlite3"
     store.close()
 
