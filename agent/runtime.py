@@ -26,7 +26,7 @@ from .ranking.merge import Cluster, StoryIndex, background_of
 from .ranking.window import ConversationWindow
 from .sessions import Session, SessionManager, clean_utterance
 from .settings import PROJECT_ROOT, Settings
-from .store import Store, StoredTopic
+from .store import Store, StoredTopic, open_store
 
 __all__ = ["Runtime", "UtteranceResult"]
 
@@ -84,7 +84,7 @@ class Runtime:
     def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
               embedder: Any = "settings") -> Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
-        store = store or Store(settings.db_path)
+        store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
                       sessions=SessionManager(store), hud=HudHub(), embedder_choice=embedder)
         runtime.collector.metrics = runtime.metrics

@@ -2,18 +2,24 @@
 
 Jobs are plain async functions; triggers are values. The scheduler is started
 and stopped by whoever owns the event loop (the CLI `run` loop or the API lifespan).
+Every instance schedules every job; `JobLocks` (agent/joblocks.py) decides on each tick
+whether this instance is the one that runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
+from apscheduler.events import EVENT_SCHEDULER_SHUTDOWN
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from .collect import Collector
+from .joblocks import JobLocks, job_locks_for
 from .models import utcnow
 
 __all__ = ["build_scheduler"]
@@ -21,20 +27,30 @@ __all__ = ["build_scheduler"]
 log = logging.getLogger("trendlens.schedule")
 
 
-def build_scheduler(collector: Collector, *, first_run_now: bool = True) -> AsyncIOScheduler:
+def build_scheduler(collector: Collector, *, first_run_now: bool = True,
+                    locks: JobLocks | None = None) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(timezone="UTC")
+    locks = locks or job_locks_for(collector.settings)
+    scheduler.add_listener(lambda _event: locks.close(), EVENT_SCHEDULER_SHUTDOWN)
     now = utcnow()
     for source in collector.sources:
         scheduler.add_job(
-            collector.cycle, IntervalTrigger(seconds=source.interval), args=[[source.name]],
+            _exclusive, IntervalTrigger(seconds=source.interval),
+            args=[locks, f"fetch:{source.name}", collector.cycle, [source.name]],
             id=f"fetch:{source.name}", name=f"fetch {source.name}",
             # the first poll of each source is spread over a few seconds, not one burst
             next_run_time=now + timedelta(seconds=0.2 * len(scheduler.get_jobs())) if first_run_now else None,
             max_instances=1, coalesce=True, misfire_grace_time=60,
         )
-    scheduler.add_job(_prune, IntervalTrigger(hours=6), args=[collector], id="prune", name="prune old observations",
-                      max_instances=1, coalesce=True)
+    scheduler.add_job(_exclusive, IntervalTrigger(hours=6), args=[locks, "prune", _prune, collector], id="prune",
+                      name="prune old observations", max_instances=1, coalesce=True)
     return scheduler
+
+
+async def _exclusive(locks: JobLocks, job: str, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    """Run the job here only when this instance holds it; the others skip the tick."""
+    if await asyncio.to_thread(locks.claim, job):
+        await func(*args)
 
 
 async def _prune(collector: Collector) -> None:

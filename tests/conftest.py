@@ -10,13 +10,23 @@ FIXTURES = ROOT / "fixtures"
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--database", choices=("sqlite", "postgresql"), default="sqlite",
+                     help="the store every test gets through the settings: the SQLite default, or a fresh "
+                          "database on a real PostgreSQL per test (the whole suite against PostgreSQL)")
+
+
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Tests never see the developer's TRENDLENS_* settings or config file."""
     for key in list(os.environ):
         if key.startswith("TRENDLENS_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("TRENDLENS_DATA_DIR", str(tmp_path / "data"))
+    if request.config.getoption("--database") == "postgresql":
+        if request.node.get_closest_marker("sqlite_only"):
+            pytest.skip("reads the SQLite file itself (--database=postgresql)")
+        monkeypatch.setenv("TRENDLENS_DATABASE_URL", request.getfixturevalue("postgres_url"))
     monkeypatch.chdir(tmp_path)
     from agent.settings import get_settings
 
@@ -28,3 +38,46 @@ def settings(tmp_path: Path):
     from agent.settings import Settings
 
     return Settings(data_dir=tmp_path / "data", fetch_backoff_s=0, fetch_deadline_s=5)
+
+
+# -- real servers (tests/servers.py): started once per run, only when a test asks ---------------
+@pytest.fixture(scope="session")
+def postgres_server():
+    from .servers import start_postgres
+
+    server = start_postgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    from .servers import start_redis
+
+    server = start_redis()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A fresh, empty PostgreSQL database for this test."""
+    return postgres_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """Each store test runs twice: on the embedded SQLite default and on a real PostgreSQL."""
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(database_url: str | None, tmp_path: Path):
+    from agent.settings import Settings
+    from agent.store import open_store
+
+    opened = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
+    yield opened
+    opened.close()

@@ -8,7 +8,7 @@ import httpx
 
 from agent.collect import Collector
 from agent.settings import Settings
-from agent.store import Store
+from agent.store import SQLiteStore as Store
 
 
 def unreachable(request: httpx.Request) -> httpx.Response:

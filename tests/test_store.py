@@ -1,4 +1,7 @@
-"""The store: snapshots, heat history, health, retention, migrations and crash safety."""
+"""The store: snapshots, heat history, health, retention, migrations and crash safety.
+
+Each test taking `store` runs on SQLite and on a real PostgreSQL (see conftest).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ import pytest
 from agent.errors import FetchError, StoreError
 from agent.fetching import SourceOutcome
 from agent.models import Topic, utcnow
-from agent.store import Store
+from agent.settings import Settings
+from agent.store import SQLiteStore, open_store
 from agent.store.migrations import MIGRATIONS
 
 
@@ -24,8 +28,7 @@ def topics(*pairs, source="weibo"):
             enumerate(pairs)]
 
 
-def test_heat_history_first_seen_and_velocity(tmp_path):
-    store = Store(tmp_path / "s.db")
+def test_heat_history_first_seen_and_velocity(store):
     t0 = utcnow()
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 100.0)))], now=t0)
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 400.0), ("哪吒2", 50.0)))],
@@ -37,8 +40,7 @@ def test_heat_history_first_seen_and_velocity(tmp_path):
     assert [p.heat for p in store.history("weibo:春晚")] == [100.0, 400.0]
 
 
-def test_failing_source_keeps_last_good_snapshot_and_health(tmp_path):
-    store = Store(tmp_path / "s.db")
+def test_failing_source_keeps_last_good_snapshot_and_health(store):
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 1.0)))])
     for _ in range(2):
         store.record_cycle([SourceOutcome(source="weibo", error=FetchError("weibo", "HTTP 503"))])
@@ -48,16 +50,14 @@ def test_failing_source_keeps_last_good_snapshot_and_health(tmp_path):
     assert health.last_success is not None and health.status == "fetch"
 
 
-def test_only_latest_snapshot_is_current(tmp_path):
-    store = Store(tmp_path / "s.db")
+def test_only_latest_snapshot_is_current(store):
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("old", 1.0)))])
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("new", 1.0)))])
     assert [t.topic.title for t in store.current()] == ["new"]
     assert store.get("weibo:old") is not None  # still there with its history
 
 
-def test_retention_prunes_old_observations(tmp_path):
-    store = Store(tmp_path / "s.db")
+def test_retention_prunes_old_observations(store):
     old = utcnow() - timedelta(days=40)
     store.record_cycle([SourceOutcome(source="weibo", topics=topics(("gone", 1.0)))], now=old)
     store.record_cycle([SourceOutcome(source="zhihu", topics=topics(("kept", 1.0), source="zhihu"))])
@@ -65,10 +65,20 @@ def test_retention_prunes_old_observations(tmp_path):
     assert store.get("weibo:gone") is None and store.get("zhihu:kept") is not None
 
 
-def test_migrations_are_versioned_and_idempotent(tmp_path):
-    Store(tmp_path / "s.db").close()
-    store = Store(tmp_path / "s.db")
+def test_migrations_are_versioned_and_idempotent(database_url, tmp_path):
+    settings = Settings(data_dir=tmp_path, database_url=database_url)
+    open_store(settings).close()
+    store = open_store(settings)
     assert store.schema_version == len(MIGRATIONS)
+    store.ingest([Topic(source="user", item_id="x", title="still here")])
+    store.close()
+    reopened = open_store(settings)
+    assert [t.topic.title for t in reopened.current()] == ["still here"]
+    reopened.close()
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path):
+    SQLiteStore(tmp_path / "s.db").close()
     db = sqlite3.connect(tmp_path / "s.db")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -78,15 +88,16 @@ def test_newer_schema_is_refused(tmp_path):
     db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
     db.close()
     with pytest.raises(StoreError, match="newer than this TrendLens"):
-        Store(tmp_path / "s.db")
+        SQLiteStore(tmp_path / "s.db")
 
 
 WRITER = """
 import sys, time
-from agent.store import Store
+from agent.settings import Settings
+from agent.store import open_store
 from agent.fetching import SourceOutcome
 from agent.models import Topic
-store = Store(sys.argv[1])
+store = open_store(Settings(data_dir=sys.argv[1], database_url=sys.argv[2] or None))
 n = 0
 while True:
     n += 1
@@ -97,9 +108,9 @@ while True:
 """
 
 
-def test_kill_9_mid_cycle_keeps_every_committed_cycle(tmp_path):
-    db_path = tmp_path / "crash.db"
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db_path)], stdout=subprocess.PIPE, text=True,
+def test_kill_9_mid_cycle_keeps_every_committed_cycle(database_url, tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), database_url or ""], stdout=subprocess.PIPE,
+                            text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     committed = 0
     deadline = time.monotonic() + 20
@@ -109,10 +120,12 @@ def test_kill_9_mid_cycle_keeps_every_committed_cycle(tmp_path):
     proc.wait(timeout=10)
     proc.stdout.close()
     assert committed >= 15
-    store = Store(db_path)
-    assert store.query("PRAGMA integrity_check")[0][0] == "ok"
+    store = open_store(Settings(data_dir=tmp_path, database_url=database_url))
+    if database_url is None:
+        assert store.query("PRAGMA integrity_check")[0][0] == "ok"
     cycles = store.cycle_count()
     assert cycles >= committed  # every cycle reported as committed survived
     # each surviving cycle is whole: 50 observations, never a partial one
     counts = store.query("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id")
     assert len(counts) == cycles and {c[1] for c in counts} == {50}
+    store.close()

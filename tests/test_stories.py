@@ -15,7 +15,7 @@ from agent.digest import build_digest, render_digest
 from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
 from agent.ranking.merge import StoryIndex, cluster_topics
-from agent.store import Store
+from agent.store import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -90,8 +90,8 @@ def test_fair_heat_reads_each_platform_against_its_own_list() -> None:
     assert story_heat([items[0], items[1]], fair) == fair["douyin:d1"]  # one platform counts once
 
 
-def _store_with(tmp_path: Path, topics: list[Topic]) -> Store:
-    store = Store(tmp_path / "t.db")
+def _store_with(tmp_path: Path, topics: list[Topic]) -> SQLiteStore:
+    store = SQLiteStore(tmp_path / "t.db")
     store.ingest(topics)
     return store
 
@@ -105,7 +105,7 @@ def test_digest_keeps_one_busy_platform_from_taking_over_the_top(tmp_path: Path)
     digest = build_digest(store, limit=10)
     leads = [item.platforms[0]["source"] for item in digest.items]
     assert leads.count("douyin") <= 6 and "zhihu" in leads[:4]
-    only = Store(tmp_path / "only.db")
+    only = SQLiteStore(tmp_path / "only.db")
     only.ingest(items[:12])
     assert len(build_digest(only, limit=10).items) == 10  # nothing else to show: douyin may fill it
 

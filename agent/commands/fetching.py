@@ -14,7 +14,7 @@ from rich.table import Table
 from ..collect import Collector
 from ..settings import Settings, get_settings
 from ..sources import REGISTRY, build_sources, source_class
-from ..store import Store
+from ..store import open_store, store_location
 
 log = logging.getLogger("trendlens")
 
@@ -52,7 +52,7 @@ def run_fetch(args: argparse.Namespace) -> int:
     settings = _settings(args)
     for name in args.sources or []:
         source_class(name)  # unknown names fail before any work
-    store = Store(settings.db_path)
+    store = open_store(settings)
     collector = Collector(settings, store, build_sources(settings, args.sources))
     console = Console(stderr=True)
 
@@ -78,7 +78,7 @@ def run_fetch(args: argparse.Namespace) -> int:
 
 def run_sources(args: argparse.Namespace) -> int:
     settings = get_settings()
-    store = Store(settings.db_path)
+    store = open_store(settings)
     health = {h.source: h for h in store.health()}
     rows: list[dict] = []
     for source in build_sources(settings, list(REGISTRY)):
@@ -110,7 +110,7 @@ def run_topics(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.source:
         source_class(args.source)
-    store = Store(settings.db_path)
+    store = open_store(settings)
     topics = store.current(source=args.source, lang=args.lang, limit=max(1, args.limit))
     store.close()
     if args.json:
@@ -132,8 +132,8 @@ def run_forever(args: argparse.Namespace) -> int:
     from ..scheduling import build_scheduler
 
     settings = _settings(args)
-    store = Store(settings.db_path)
-    log.info("store: %s", settings.db_path.resolve())
+    store = open_store(settings)
+    log.info("store: %s", store_location(settings))
 
     async def go() -> None:
         collector = Collector(settings, store)

@@ -6,6 +6,7 @@ import argparse
 import logging
 
 from ..settings import get_settings
+from ..store import store_location
 
 log = logging.getLogger("trendlens")
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if args.port:
         updates["port"] = args.port
     settings = settings.model_copy(update=updates)
-    log.info("store: %s; sources: %s", settings.db_path.resolve(),
+    log.info("store: %s; sources: %s", store_location(settings),
              "recorded fixtures (--offline)" if settings.offline else "live, falling back to recorded fixtures")
     app = create_app(settings)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)

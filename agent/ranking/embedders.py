@@ -256,9 +256,13 @@ def build_embedder(settings: Settings, name: str | None = None) -> Embedder | No
     m = _ST_PREFIX.match(key)
     if m:
         return SentenceTransformerEmbedder(m.group(1).strip(), device=settings.device)
+    if key.lower().startswith("openai:"):  # a remote OpenAI-compatible /v1/embeddings server
+        from .remote import from_settings
+
+        return from_settings(settings, key.split(":", 1)[1])
     factory = EMBEDDERS.get(key.lower())
     if factory is None:
-        raise UnknownNameError("embedder", key, [*EMBEDDERS, "st:<name-or-path>"])
+        raise UnknownNameError("embedder", key, [*EMBEDDERS, "st:<name-or-path>", "openai:<base url>"])
     return factory(settings)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ModelError
 from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
@@ -61,6 +62,7 @@ class Ranker:
                                      persistent=cache)
                         if embedder is not None else None)
         self.snapshot = IndexSnapshot.empty(embedder.dim if embedder is not None else 0)
+        self.model_failures = 0  # query encodes that failed and were answered lexically
         topics = list(topics)
         if topics:
             self.index(topics)
@@ -92,6 +94,11 @@ class Ranker:
         return self.encoder.batcher if self.encoder is not None else None
 
     @property
+    def dense_ok(self) -> bool:
+        """Whether the current index holds passage vectors (False after the model failed while indexing)."""
+        return self.snapshot.dense_ok
+
+    @property
     def shed(self) -> int:
         return self.encoder.shed if self.encoder is not None else 0
 
@@ -102,7 +109,12 @@ class Ranker:
 
     # -- querying ----------------------------------------------------------------
     def _wants_vectors(self, snapshot: IndexSnapshot, channels: Channel) -> bool:
-        return self.encoder is not None and channels != "lexical" and len(snapshot) > 0
+        return self.encoder is not None and channels != "lexical" and len(snapshot) > 0 and snapshot.dense_ok
+
+    def _dense_failed(self, exc: ModelError) -> None:
+        self.model_failures += 1
+        if self.model_failures == 1 or self.model_failures % 100 == 0:  # say so, without a line per utterance
+            log.warning("embedding failed (%d so far), ranking lexically: %s", self.model_failures, exc)
 
     async def rank(self, query: Query, *, top_k: int = 10, gate: bool = False, gate_offset: float = 0.0,
                    prior: bool = False, exclude: set[str] | None = None, mmr: bool = False,
@@ -122,7 +134,10 @@ class Ranker:
         vectors: dict[str, np.ndarray] = {}
         if self._wants_vectors(snapshot, channels):
             assert self.encoder is not None
-            vectors = await self.encoder.vectors([t for t, _ in parts])
+            try:
+                vectors = await self.encoder.vectors([t for t, _ in parts])
+            except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
+                self._dense_failed(exc)
         return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
                             prior=prior, exclude=exclude, mmr=mmr, channels=channels, latest=latest,
                             latest_top_k=latest_top_k, related=related)

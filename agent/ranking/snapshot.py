@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ModelError
 from ..models import Topic
 from .cache import EmbeddingCache
 from .embedders import Embedder
@@ -87,6 +88,7 @@ class IndexSnapshot:
     lexical: BM25Index
     prior: np.ndarray  # (n,) in [0, 1]
     tokens: tuple[frozenset[str], ...] = ()  # title terms, for MMR without a model
+    dense_ok: bool = True  # False when the model failed while embedding the titles: rank lexically
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -124,16 +126,23 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     passage embeddings, row-aligned with `topics`. Blocking: call it in a worker thread."""
     entries = tuple(as_entry(t) for t in topics)
     texts = [doc_text(e.topic) for e in entries]
+    dense_ok = True
     if embedder is not None:
         if vectors is not None:
             mat = np.asarray(vectors, dtype=np.float32)
             if mat.shape != (len(entries), embedder.dim):
                 raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
         else:
-            mat = _embed_passages(embedder, cache, texts)
+            try:
+                mat = _embed_passages(embedder, cache, texts)
+            except ModelError as exc:  # no passage vectors: rank lexically until the next index works
+                log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
+                mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
+                dense_ok = False
         tokens: tuple[frozenset[str], ...] = ()
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
         tokens = tuple(frozenset(tokenize(t)) for t in texts)
     pos = MappingProxyType({e.key: i for i, e in enumerate(entries)})
-    return IndexSnapshot(entries, pos, _frozen(mat), BM25Index(texts), _frozen(topic_priors(entries)), tokens)
+    return IndexSnapshot(entries, pos, _frozen(mat), BM25Index(texts), _frozen(topic_priors(entries)), tokens,
+                         dense_ok)

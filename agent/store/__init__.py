@@ -1,5 +1,32 @@
-"""SQLite persistence: schema migrations and queries."""
+"""Persistence behind the `Store` protocol: SQLite by default, PostgreSQL when a URL names it."""
 
-from .db import HeatPoint, SourceHealth, Store, StoredTopic
+from __future__ import annotations
 
-__all__ = ["HeatPoint", "SourceHealth", "Store", "StoredTopic"]
+from typing import TYPE_CHECKING
+
+from .base import Store
+from .records import HeatPoint, SourceHealth, StoredTopic
+from .sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+__all__ = ["HeatPoint", "SQLiteStore", "SourceHealth", "Store", "StoredTopic", "open_store", "store_location"]
+
+
+def open_store(settings: Settings) -> Store:
+    """The store the settings name: `TRENDLENS_DATABASE_URL`, else SQLite in the data dir."""
+    if settings.database_url is None:
+        return SQLiteStore(settings.db_path)
+    from .postgres import PostgresStore  # psycopg loads only for deployments that use it
+
+    return PostgresStore(settings.database_url.get_secret_value())
+
+
+def store_location(settings: Settings) -> str:
+    """Where the store is, fit for a log line (no password)."""
+    if settings.database_url is None:
+        return str(settings.db_path.resolve())
+    from .postgres import redact
+
+    return redact(settings.database_url.get_secret_value())

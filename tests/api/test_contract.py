@@ -243,7 +243,7 @@ def test_openapi_docs_are_served(client):
 
 def test_evicted_sessions_come_back_from_the_store(tmp_path):
     from agent.sessions import SessionManager
-    from agent.store import Store
+    from agent.store import SQLiteStore as Store
 
     manager = SessionManager(Store(tmp_path / "s.db"), max_live=2)
     first, token = manager.create("even-g1")

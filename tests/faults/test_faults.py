@@ -20,7 +20,7 @@ from agent.errors import ModelError, StoreError
 from agent.fetching import SourceOutcome
 from agent.models import Topic
 from agent.runtime import Runtime
-from agent.store import Store
+from agent.store import SQLiteStore as Store
 from tests.api.conftest import AUTH, KEY, free_port, make_runtime
 
 
@@ -142,6 +142,7 @@ def _start(data_dir: Path, port: int) -> subprocess.Popen:
     raise AssertionError("server did not become ready")
 
 
+@pytest.mark.sqlite_only
 def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
     data = tmp_path / "data"
     port = free_port()

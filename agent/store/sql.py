@@ -1,150 +1,48 @@
-"""The SQLite topic store: current snapshots, heat history, source health.
+"""The store's queries, written once in SQL that SQLite and PostgreSQL both run.
 
-WAL mode and one transaction per fetch cycle: a process killed mid-cycle
-leaves every earlier committed cycle intact and the interrupted one absent.
+A backend supplies the connection plumbing (`transaction`, `query`, migrations); everything a
+caller asks of the store (fetch cycles, ingest, retention, current topics, history, health)
+lives here, so the two backends cannot drift apart.
+
+One transaction per fetch cycle: a process killed mid-cycle leaves every earlier committed
+cycle intact and the interrupted one absent.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from ..errors import StoreError
 from ..models import Topic, utcnow
-from .migrations import MIGRATIONS
+from .base import Row, Tx
+from .records import HeatPoint, SourceHealth, StoredTopic
 
-__all__ = ["HeatPoint", "SourceHealth", "Store", "StoredTopic"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class SourceHealth:
-    source: str
-    last_attempt: str | None
-    last_success: str | None
-    last_count: int
-    last_error: str | None
-    last_error_kind: str | None
-    last_error_at: str | None
-    consecutive_failures: int
-    last_elapsed_s: float | None
-
-    @property
-    def status(self) -> str:
-        if self.last_attempt is None:
-            return "never fetched"
-        return "ok" if self.consecutive_failures == 0 else (self.last_error_kind or "error")
-
-
-@dataclass(frozen=True, kw_only=True)
-class HeatPoint:
-    observed_at: str
-    rank: int | None
-    heat: float | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class StoredTopic:
-    """A topic as stored, with what its history says about it."""
-
-    topic: Topic
-    first_seen: str
-    last_seen: str
-    velocity: float | None  # heat change per hour between the last two observations
-    observations: int
-
-    @property
-    def is_new(self) -> bool:
-        return self.observations <= 1
-
-    def public(self) -> dict[str, Any]:
-        data = self.topic.public()
-        data.update(first_seen=self.first_seen, last_seen=self.last_seen, velocity=self.velocity,
-                    trend=self.trend)
-        return data
-
-    @property
-    def trend(self) -> Literal["new", "rising", "falling", "steady"]:
-        if self.is_new:
-            return "new"
-        if self.velocity is None or abs(self.velocity) < 1e-9:
-            return "steady"
-        return "rising" if self.velocity > 0 else "falling"
+__all__ = ["SQLStore"]
 
 
 def _iso(dt: datetime) -> str:
     return dt.isoformat(timespec="microseconds")
 
 
-class Store:
-    """Thread-safe wrapper around one SQLite connection."""
+class SQLStore(ABC):
+    """The queries of every store; subclasses own the connection."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open store {str(path)!r}: {exc}") from None
-        self._db.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
-
-    # -- plumbing ----------------------------------------------------------
     @property
-    def schema_version(self) -> int:
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+    @abstractmethod
+    def schema_version(self) -> int: ...
 
-    def _migrate(self) -> None:
-        current = self.schema_version
-        if current > len(MIGRATIONS):
-            raise StoreError(f"store {str(self.path)!r} has schema v{current}, newer than this TrendLens "
-                             f"(v{len(MIGRATIONS)}); upgrade TrendLens")
-        for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-            # executescript commits implicitly, so BEGIN/COMMIT live inside the script itself
-            self._db.executescript(f"BEGIN;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;")
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[Tx]: ...
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                yield self._db
-                self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._rollback()
-                raise StoreError(f"store write failed: {exc}") from None
-            except BaseException:
-                self._rollback()
-                raise
+    @abstractmethod
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
-    def _rollback(self) -> None:
-        try:
-            self._db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
-
-    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise StoreError(f"store read failed: {exc}") from None
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    @abstractmethod
+    def close(self) -> None: ...
 
     # -- writes --------------------------------------------------------------
     def record_cycle(self, outcomes: Iterable[Any], *, started_at: datetime | None = None,
@@ -179,30 +77,33 @@ class Store:
         return cycle_id
 
     @staticmethod
-    def _new_cycle(db: sqlite3.Connection, started: str, finished: str, sources: list[str], *, ok: int,
-                   failed: int) -> int:
-        cur = db.execute("INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, ?, ?)",
-                         (started, finished, json.dumps(sources), ok, failed))
-        return int(cur.lastrowid or 0)
+    def _new_cycle(db: Tx, started: str, finished: str, sources: list[str], *, ok: int, failed: int) -> int:
+        # RETURNING, not lastrowid: PostgreSQL has no lastrowid, and SQLite has RETURNING since 3.35
+        cur = db.execute("INSERT INTO cycles (started_at, finished_at, sources, ok, failed) VALUES (?, ?, ?, ?, ?) "
+                         "RETURNING id", (started, finished, json.dumps(sources), ok, failed))
+        return int(cur.fetchone()[0])
 
-    def _write_topics(self, db: sqlite3.Connection, topics: Iterable[Topic], cycle_id: int, stamp: str,
+    def _write_topics(self, db: Tx, topics: Iterable[Topic], cycle_id: int, stamp: str,
                       ingested: bool = False) -> None:
         seen: set[str] = set()
+        rows, observations = [], []
         for t in topics:
             if t.id in seen:  # a platform listing one item twice must not double its history
                 continue
             seen.add(t.id)
-            db.execute(
-                """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
-                       extra, first_seen, last_seen, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
-                       url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
-                       heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen,
-                       ingested=excluded.ingested""",
-                (t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
-                 json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp, int(ingested)))
-            db.execute("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
-                       (t.id, cycle_id, stamp, t.rank, t.heat))
+            rows.append((t.id, t.source, t.item_id, t.title, t.summary, t.url, t.lang, t.rank, t.heat, t.heat_text,
+                         json.dumps(t.extra, ensure_ascii=False, default=str), stamp, stamp, int(ingested)))
+            observations.append((t.id, cycle_id, stamp, t.rank, t.heat))
+        # executemany: one statement prepared once; on PostgreSQL one pipelined round trip, not two per topic
+        db.executemany(
+            """INSERT INTO topics (id, source, item_id, title, summary, url, lang, rank, heat, heat_text,
+                   extra, first_seen, last_seen, ingested) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET title=excluded.title, summary=excluded.summary,
+                   url=excluded.url, lang=excluded.lang, rank=excluded.rank, heat=excluded.heat,
+                   heat_text=excluded.heat_text, extra=excluded.extra, last_seen=excluded.last_seen,
+                   ingested=excluded.ingested""", rows)
+        db.executemany("INSERT INTO observations (topic_id, cycle_id, observed_at, rank, heat) VALUES (?, ?, ?, ?, ?)",
+                       observations)
 
     def ingest(self, topics: Sequence[Topic], *, now: datetime | None = None) -> int:
         """Store user-supplied topics. They stay current (beside every source's snapshot) until
@@ -246,6 +147,8 @@ class Store:
             where.append("t.lang = ?")
             params.append(lang)
         if ids is not None:
+            if not ids:  # `IN ()` is valid SQLite but a syntax error in PostgreSQL
+                return []
             where.append(f"t.id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
         sql = self._CURRENT + self._IS_CURRENT + "".join(" AND " + w for w in where)
@@ -270,7 +173,7 @@ class Store:
         return int(self.query("SELECT COUNT(*) FROM cycles")[0][0])
 
     @staticmethod
-    def _stored(row: sqlite3.Row) -> StoredTopic:
+    def _stored(row: Row) -> StoredTopic:
         ref = row["id"] if row["id"] != f"{row['source']}:{row['item_id']}" else None
         topic = Topic(source=row["source"], item_id=row["item_id"], title=row["title"], summary=row["summary"], ref=ref,
                       rank=row["rank"], heat=row["heat"], heat_text=row["heat_text"], url=row["url"],
