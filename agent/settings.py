@@ -108,6 +108,13 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     mentra_package: str = "com.trendlens.captions"
     mentra_api_key: SecretStr | None = None
+    mentra_languages: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["zh-CN", "en-US"],
+        description="transcription languages to subscribe to; the first leads until speech says otherwise")
+    mentra_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["augmentos.cloud", "*.augmentos.cloud", "mentra.glass", "*.mentra.glass",
+                                 "localhost", "127.0.0.1", "::1"],
+        description="WebSocket hosts a MentraOS session may name (the API key goes there); *.domain = subdomains")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint for wording; off when unset")
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"
@@ -122,7 +129,8 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(default=1_000_000, ge=1024)
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="closed by default")
 
-    @field_validator("sources", "displays", "cors_origins", mode="before")
+    @field_validator("sources", "displays", "cors_origins", "mentra_languages", "mentra_allowed_hosts",
+                     mode="before")
     @classmethod
     def _split_sources(cls, v: Any) -> Any:
         if isinstance(v, str):
