@@ -25,8 +25,9 @@ from .metrics import Metrics
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster, assignments, cluster_topics
 from .ranking.window import ConversationWindow
+from .resources import workflows_dir
 from .sessions import Session, SessionManager, clean_utterance
-from .settings import PROJECT_ROOT, Settings
+from .settings import Settings
 from .store import Store, StoredTopic
 
 __all__ = ["Runtime", "UtteranceResult"]
@@ -106,7 +107,7 @@ class Runtime:
             import httpx
 
             runtime.llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
-        runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or PROJECT_ROOT / "workflows")
+        runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or workflows_dir())
         return runtime
 
     def _build_displays(self) -> dict[str, Display]:

@@ -69,8 +69,9 @@ class Settings(BaseSettings):
     # --- fetching --------------------------------------------------------
     sources: Annotated[list[str] | None, NoDecode] = Field(default=None,
                                                            description="enabled sources; None = all usable")
-    offline: bool = Field(default=False, description="replay recorded fixtures instead of the network")
-    fixtures_dir: Path = PROJECT_ROOT / "fixtures"
+    offline: bool = Field(default=False, description="replay the synthetic demo snapshot instead of the network")
+    snapshot_dir: Path | None = Field(default=None, description=(
+        "hot lists replayed offline: <dir>/<source>/<file>; the package's synthetic demo snapshot when unset"))
     fetch_timeout_s: float = Field(default=10.0, gt=0)
     fetch_deadline_s: float = Field(default=30.0, gt=0, description="per source, retries included")
     fetch_retries: int = Field(default=2, ge=0)

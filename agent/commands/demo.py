@@ -1,6 +1,6 @@
 """`trendlens demo`: a New Year's Eve dinner (and an English one) replayed through the live loop, offline.
 
-Recorded hot lists stand in for the platforms, a scripted conversation for the
+A synthetic demo snapshot (hot lists we wrote) stands in for the platforms, a scripted conversation for the
 glasses' speech-to-text. Each utterance is printed with the caption the wearer
 would see — or why the glasses stayed quiet — while the HUD page is served so a
 browser can watch along.
@@ -21,12 +21,10 @@ from rich.panel import Panel
 from rich.text import Text
 
 from ..errors import InputError
-from ..settings import PROJECT_ROOT, get_settings
+from ..resources import conversations_dir
+from ..settings import get_settings
 
-SCRIPTS = {
-    "zh": PROJECT_ROOT / "fixtures" / "conversations" / "spring_festival_dinner.jsonl",
-    "en": PROJECT_ROOT / "fixtures" / "conversations" / "english_dinner.jsonl",
-}
+SCRIPTS = {"zh": "spring_festival_dinner.jsonl", "en": "english_dinner.jsonl"}  # in the package's synthetic data
 QUIET = {
     "not_enough_speech": "waiting for more speech", "no_candidate": "nothing trending matches",
     "below_threshold": "nothing relevant enough", "display_locked": "a caption is still on screen",
@@ -58,8 +56,8 @@ def load_script(path: Path) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    scripts = [args.script] if args.script else [SCRIPTS[k] for k in (["zh", "en"] if args.lang == "both" else
-                                                                      [args.lang])]
+    langs = ["zh", "en"] if args.lang == "both" else [args.lang]
+    scripts = [args.script] if args.script else [conversations_dir() / SCRIPTS[k] for k in langs]
     conversations = [(p, load_script(p)) for p in scripts]
     return asyncio.run(_demo(args, conversations))
 
@@ -75,13 +73,14 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
         stale.unlink()
     settings = base.model_copy(update={"offline": True, "data_dir": data_dir, "displays": []})
     logging.getLogger("trendlens").setLevel(logging.WARNING)
-    with console.status("loading recorded hot lists and the embedding model…"):
+    with console.status("loading the synthetic demo snapshot and the embedding model…"):
         runtime = Runtime.build(settings)
         await runtime.collector.cycle()
         await runtime.start()
     ok = len(runtime.stored)
-    console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from "
-                  f"{len({t.topic.source for t in runtime.stored.values()})} platforms (recorded, offline); "
+    platforms = len({t.topic.source for t in runtime.stored.values()})
+    console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from {platforms} platforms "
+                  "(synthetic demo snapshot: hot lists we wrote, offline); "
                   f"model: {runtime.model_name or 'lexical only'}")
     serving = await _serve(runtime, args.port, console) if args.port else None
     latencies: list[float] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from ..collect import SYNTHETIC
 from ..settings import get_settings
 
 log = logging.getLogger("trendlens")
@@ -14,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the service: API, HUD pages, live captions, schedules")
     p.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    p.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of live sources")
+    p.add_argument("--offline", action="store_true", help="replay the synthetic demo snapshot instead of live sources")
     p.set_defaults(func=run)
 
 
@@ -31,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
         updates["port"] = args.port
     settings = settings.model_copy(update=updates)
     log.info("store: %s; sources: %s", settings.db_path.resolve(),
-             "recorded fixtures (--offline)" if settings.offline else "live, falling back to recorded fixtures")
+             f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.offline
+             else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
     app = create_app(settings)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
     return 0
