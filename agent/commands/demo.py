@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
@@ -23,6 +25,7 @@ from rich.text import Text
 from ..errors import InputError
 from ..resources import conversations_dir
 from ..settings import get_settings
+from .ports import free_port, port_is_free
 
 SCRIPTS = {"zh": "spring_festival_dinner.jsonl", "en": "english_dinner.jsonl"}  # in the package's synthetic data
 QUIET = {
@@ -37,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=["zh", "en", "both"], default="both")
     p.add_argument("--speed", type=float, default=3.0, help="replay speed (1 = real time; 0 = no pauses)")
     p.add_argument("--profile", default="even-g1", help="display profile of the demo glasses")
-    p.add_argument("--port", type=int, default=8000, help="HUD page port on 127.0.0.1 (0 = don't serve)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="HUD page port on 127.0.0.1; a free one when it is taken (0 = don't serve)")
     p.add_argument("--script", type=Path, help="your own conversation (.jsonl of {t, speaker, text})")
     p.set_defaults(func=run)
 
@@ -83,6 +87,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
                   "(synthetic demo snapshot: hot lists we wrote, offline); "
                   f"model: {runtime.model_name or 'lexical only'}")
     serving = await _serve(runtime, args.port, console) if args.port else None
+    port = serving[0].config.port if serving is not None else None
     latencies: list[float] = []
     shown = 0
     try:
@@ -90,8 +95,9 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
             session, token = runtime.sessions.create(args.profile)
             title = path.stem.replace("_", " ")
             console.rule(f"[bold]{title}[/]  ·  glasses: {args.profile}")
-            if args.port:
-                console.print(f"[dim]HUD: http://127.0.0.1:{args.port}/hud/{session.id}?token={token}[/]")
+            if port:
+                # soft_wrap: a URL broken over two lines cannot be clicked or copied
+                console.print(f"HUD: http://127.0.0.1:{port}/hud/{session.id}?token={token}", soft_wrap=True)
             start = time.time()
             previous_t = 0.0
             for line in lines:
@@ -132,14 +138,26 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
 
     from ..api import create_app
 
+    if not port_is_free("127.0.0.1", port):
+        taken, port = port, free_port()  # e.g. `make run` holds 8000: the demo still gets its page
+        console.print(f"[yellow]port {taken} is in use; serving the HUD page on port {port} instead[/]",
+                      soft_wrap=True)
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(_quiet(server.serve()))
     for _ in range(100):
         if server.started or task.done():
             break
         await asyncio.sleep(0.05)
     if task.done():
-        console.print(f"[yellow]HUD page not served: port {port} is busy (use --port)[/]")
+        console.print(f"[yellow]HUD page not served: port {port} could not be opened (use --port)[/]")
         return None
+    console.print(f"[bold]serving on http://127.0.0.1:{port}[/] (a HUD page per conversation below; API docs at /docs)",
+                  soft_wrap=True)
     return server, task
+
+
+async def _quiet(serving: Any) -> None:
+    # uvicorn exits the process when it cannot bind: here that only means no HUD page
+    with contextlib.suppress(SystemExit):
+        await serving

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 
-from ..collect import SYNTHETIC
+from ..errors import ConfigError
 from ..settings import get_settings
+from .ports import port_is_free
 
 log = logging.getLogger("trendlens")
 
@@ -23,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..api import create_app
+    from ..collect import SYNTHETIC
 
     settings = get_settings()
     updates: dict[str, object] = {"offline": True} if args.offline else {}
@@ -31,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if args.port:
         updates["port"] = args.port
     settings = settings.model_copy(update=updates)
+    if not port_is_free(settings.host, settings.port):
+        raise ConfigError(f"port {settings.port} on {settings.host} is in use (is trendlens already running?); "
+                          "choose another with --port")
     log.info("store: %s; sources: %s", settings.db_path.resolve(),
              f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.offline
              else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
