@@ -5,9 +5,10 @@ speech arrives once per language, and every copy but one is the wrong-language
 recogniser's guess. The rule, kept deliberately simple and checkable:
 
 1. Copies are grouped as one utterance when their `[startTime, endTime]` spans
-   overlap (or, without times, when they arrive within `window_s` of the first).
-   A group is decided once every subscribed language has delivered its copy, or
-   `window_s` after the first final, whichever comes first.
+   overlap (or, without times, when they arrive within `merge_window_s` of the
+   first). A group is decided once every subscribed language has delivered its
+   copy, or `merge_window_s` (0.4 s) after the first final, whichever comes first.
+   A second final from a language already in the group starts a new utterance.
 2. Within a group the copy whose text is written in its own language's script
    wins: Chinese speech gives a zh copy mostly in Han characters (English
    recognisers never write Han); English speech gives a zh copy that is mostly
