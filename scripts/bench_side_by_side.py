@@ -1,7 +1,7 @@
 """Side-by-side benchmarks in one run (loopback only, bounded):
 
 1. fetch cycle: all sources concurrently vs one after another, against a local replay
-   server on 127.0.0.1 that answers from the recorded fixtures with realistic per-source latencies;
+   server on 127.0.0.1 that answers from the synthetic demo snapshot with realistic per-source latencies;
 2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators
    match interests) on the relevance sets;
 3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
@@ -55,7 +55,7 @@ def free_port() -> int:
 
 # -- 1. fetch cycle -----------------------------------------------------------------------------
 def replay_app(settings: Settings):  # type: ignore[no-untyped-def]
-    """An ASGI app answering /<host>/<path> from the fixtures, after that source's latency."""
+    """An ASGI app answering /<host>/<path> from the synthetic demo snapshot, after that source's latency."""
     sources = build_sources(settings)
     replay = ReplayTransport(sources, snapshot_dir(settings.snapshot_dir))
     by_host = {h: s for s in sources for e in s.endpoints() for h in [httpx.URL(e.url).host]}
