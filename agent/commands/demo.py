@@ -143,7 +143,7 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
         console.print(f"[yellow]port {taken} is in use; serving the HUD page on port {port} instead[/]",
                       soft_wrap=True)
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", ws="websockets-sansio"))
     task = asyncio.create_task(_quiet(server.serve()))
     for _ in range(100):
         if server.started or task.done():

@@ -40,5 +40,6 @@ def run(args: argparse.Namespace) -> int:
              f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.offline
              else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
     app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    # websockets-sansio: the implementation on the current websockets API (the default one is deprecated)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False, ws="websockets-sansio")
     return 0
