@@ -8,8 +8,12 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from pydantic import ValidationError
+
 from .commands import COMMANDS
 from .errors import ConfigError, TrendLensError
+from .logs import configure_logging
+from .settings import setting_error
 
 __all__ = ["build_parser", "main"]
 
@@ -29,17 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    # one line per request is noise at INFO; our own fetch log already says what happened
-    logging.getLogger("httpx").setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+    configure_logging(args.verbose)
+    # Every failure is one line on stderr; -v adds the traceback for the unexpected ones.
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:
         print(f"trendlens: error: {exc}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:  # a TRENDLENS_* variable or config file value of the wrong type
+        print(f"trendlens: error: {setting_error(exc)}", file=sys.stderr)
         return 2
     except TrendLensError as exc:
         print(f"trendlens: {exc}", file=sys.stderr)
@@ -48,6 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        print(f"trendlens: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if args.verbose:
+            logging.getLogger("trendlens").exception("unexpected error")
+        print(f"trendlens: unexpected error: {type(exc).__name__}: {exc} (run with -v for the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """One fetch cycle end to end: fetch sources concurrently, store the outcomes.
 
 Also decides live vs replay: with `offline` set, or when no source could even
-connect on a live attempt, the recorded fixtures answer instead — and the log
-says so plainly.
+connect on a live attempt, the synthetic demo snapshot answers instead (hot
+lists we wrote, not recordings) — and the log, /readyz and the topics API say
+so plainly. While replaying for want of a network, every cycle first probes
+the network and goes back to live fetching as soon as a probe gets an answer.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ from .errors import FetchError
 from .fetching import CircuitBreaker, FetchPolicy, HttpFetcher, SourceOutcome, fetch_all, make_client
 from .models import utcnow
 from .replay import ReplayTransport
+from .resources import snapshot_dir
 from .settings import Settings
 from .sources import Source, build_sources
 from .store import Store
 
-__all__ = ["Collector"]
+__all__ = ["SYNTHETIC", "Collector"]
 
 log = logging.getLogger("trendlens.collect")
+
+SYNTHETIC = "synthetic demo snapshot"  # what replayed data is called everywhere it is shown
+PROBE_TIMEOUT_S = 3.0
 
 
 @dataclass
@@ -36,7 +42,7 @@ class Collector:
     store: Store
     sources: Sequence[Source] = ()
     transport: httpx.AsyncBaseTransport | None = None  # the live transport; None = the real network
-    fallback_to_replay: bool = True  # replay fixtures when no source can even connect
+    fallback_to_replay: bool = True  # replay the synthetic snapshot when no source can even connect
     breakers: dict[str, CircuitBreaker] = field(default_factory=dict)
     replaying: bool = False
     metrics: Any = None  # agent.metrics.Metrics, when running as a service
@@ -50,12 +56,20 @@ class Collector:
             self.breakers.setdefault(s.name, CircuitBreaker(self.settings.breaker_threshold,
                                                             self.settings.breaker_cooldown_s))
         self.replaying = self.settings.offline
+        self._live_settings = {id(s): s.settings for s in self.sources}  # restored when live again
         self._http: HttpFetcher | None = None
         self._lock = asyncio.Lock()
 
+    @property
+    def replay_reason(self) -> str | None:
+        """Why the synthetic snapshot is served, or None while fetching live."""
+        if not self.replaying:
+            return None
+        return "offline mode" if self.settings.offline else "live fetches failed: network unreachable"
+
     def _fetcher(self) -> HttpFetcher:
         if self._http is None:
-            transport = (ReplayTransport(self.sources, self.settings.fixtures_dir) if self.replaying
+            transport = (ReplayTransport(self.sources, snapshot_dir(self.settings.snapshot_dir)) if self.replaying
                          else self.transport)
             policy = FetchPolicy.from_settings(self.settings)
             if self.replaying:
@@ -66,21 +80,51 @@ class Collector:
     async def switch_to_replay(self) -> None:
         await self.aclose()
         self.replaying = True
-        # sources see offline mode too (e.g. Reddit needs no credentials to replay its fixture)
+        # sources see offline mode too (e.g. Reddit needs no credentials to replay its snapshot)
         for source in self.sources:
             source.settings = source.settings.model_copy(update={"offline": True})
         for breaker in self.breakers.values():
             breaker.record(True)
 
+    async def switch_to_live(self) -> None:
+        await self.aclose()
+        self.replaying = False
+        for source in self.sources:
+            source.settings = self._live_settings.get(id(source), source.settings)
+
+    async def probe(self) -> bool:
+        """Whether the network answers: any HTTP response from a source's endpoint counts."""
+        urls: list[str] = []
+        for source in self.sources:
+            try:
+                urls.extend(e.url for e in source.endpoints()[:1])
+            except Exception:  # noqa: BLE001 - a source that cannot name its endpoint is just not probed
+                continue
+        urls = list(dict.fromkeys(urls))[:3]
+        if not urls:
+            return False
+        async with make_client(self.settings, self.transport) as client:
+            async def one(url: str) -> bool:
+                try:
+                    await client.head(url, timeout=PROBE_TIMEOUT_S)
+                except httpx.HTTPError:
+                    return False
+                return True
+
+            return any(await asyncio.gather(*(one(u) for u in urls)))
+
     async def cycle(self, names: Sequence[str] | None = None) -> list[SourceOutcome]:
         """Fetch the named sources (all when None) once and store the result atomically."""
         chosen = [s for s in self.sources if names is None or s.name in names]
         async with self._lock:
+            if self.replaying and not self.settings.offline and await self.probe():
+                log.warning("network answers again: fetching live data instead of the %s", SYNTHETIC)
+                await self.switch_to_live()
             started = utcnow()
             outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
             if not self.replaying and self.fallback_to_replay and _network_unreachable(outcomes):
-                log.warning("network unreachable (no source could connect): replaying recorded fixtures "
-                            "from %s instead of live data", self.settings.fixtures_dir)
+                log.warning("network unreachable (no source could connect): replaying the %s from %s "
+                            "instead of live data", SYNTHETIC, snapshot_dir(self.settings.snapshot_dir))
                 await self.switch_to_replay()
                 started = utcnow()
                 outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
@@ -90,7 +134,7 @@ class Collector:
                 self.metrics.fetches.inc(o.source, o.status)
             if o.ok:
                 log.info("%s: %d topics in %.2fs%s", o.source, len(o.topics), o.elapsed_s,
-                         " (replayed)" if self.replaying else "")
+                         f" ({SYNTHETIC})" if self.replaying else "")
             else:
                 log.warning("%s", o.error)
         if any(o.ok for o in outcomes):

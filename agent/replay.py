@@ -1,7 +1,9 @@
-"""Offline replay: an httpx transport answering each source's requests from fixtures.
+"""Offline replay: an httpx transport answering each source's requests from a snapshot folder.
 
-Used by `--offline` and when the network does not answer, so the whole pipeline
-(fetch → parse → store → rank → caption) runs with no network at all.
+The snapshot is the package's synthetic demo snapshot unless configured
+(`snapshot_dir`): hot lists we wrote, not recordings. Used by `--offline` and
+when the network does not answer, so the whole pipeline (fetch → parse → store
+→ rank → caption) runs with no network at all.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ __all__ = ["ReplayTransport"]
 
 
 class ReplayTransport(httpx.AsyncBaseTransport):
-    """Answers a request with the fixture its source names, or 404."""
+    """Answers a request with the snapshot file its source names, or 404."""
 
-    def __init__(self, sources: Sequence[Source], fixtures_dir: Path) -> None:
-        self.fixtures_dir = fixtures_dir
+    def __init__(self, sources: Sequence[Source], snapshot_dir: Path) -> None:
+        self.snapshot_dir = snapshot_dir
         self.sources = list(sources)
         self._by_host: dict[str, list[Source]] = {}
         for source in self.sources:
@@ -42,11 +44,11 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             case = source.replay_case(request)
             if not case:
                 continue
-            # Feed sources are named per user config but share the "feed" fixtures
-            folder = self.fixtures_dir / "sources" / getattr(type(source), "name", source.name)
+            # Feed sources are named per user config but share the "feed" snapshot files
+            folder = self.snapshot_dir / getattr(type(source), "name", source.name)
             path = folder / case
             if path.is_file():
                 media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
                 return httpx.Response(200, content=path.read_bytes(), headers={"Content-Type": media},
                                       request=request)
-        return httpx.Response(404, text="no recorded fixture for this request", request=request)
+        return httpx.Response(404, text="no snapshot file for this request", request=request)

@@ -18,14 +18,16 @@ from .captions.templates import compose_caption
 from .collect import Collector
 from .display import Display
 from .display.hud import HudHub
+from .display.mentra_speech import Heard
 from .engine.runner import WorkflowEngine
 from .errors import ConfigError, InputError, ModelError, UnknownNameError
 from .metrics import Metrics
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster, StoryIndex, background_of
 from .ranking.window import ConversationWindow
+from .resources import workflows_dir
 from .sessions import Session, SessionManager, clean_utterance
-from .settings import PROJECT_ROOT, Settings
+from .settings import Settings
 from .store import Store, StoredTopic, open_store
 
 __all__ = ["Runtime", "UtteranceResult"]
@@ -101,7 +103,7 @@ class Runtime:
             import httpx
 
             runtime.llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
-        runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or PROJECT_ROOT / "workflows")
+        runtime.engine = WorkflowEngine(runtime, settings.workflows_dir or workflows_dir())
         return runtime
 
     def _build_displays(self) -> dict[str, Display]:
@@ -123,7 +125,9 @@ class Runtime:
             elif name == "mentra":
                 if not s.mentra_api_key:
                     raise ConfigError("display 'mentra' needs TRENDLENS_MENTRA_API_KEY (the app's MentraOS API key)")
-                config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value())
+                config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value(),
+                                      languages=tuple(s.mentra_languages),
+                                      allowed_hosts=tuple(s.mentra_allowed_hosts))
                 displays[name] = MentraApp(config, on_transcript=self._on_mentra_transcript)
             elif name != "hud":
                 raise UnknownNameError("display", name, ("stdout", "webhook", "hud", "mentra"))
@@ -168,13 +172,14 @@ class Runtime:
     async def in_thread(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    async def _on_mentra_transcript(self, session_id: str, text: str, is_final: bool) -> list[Caption]:
+    async def _on_mentra_transcript(self, heard: Heard) -> list[Caption]:
         """MentraOS transcripts drive the same live loop; captions reach the glasses via push."""
-        session = await asyncio.to_thread(self.sessions.ensure, session_id, "mentra-generic")
+        session = await asyncio.to_thread(self.sessions.ensure, heard.session_id, heard.profile)
+        session.profile = heard.profile  # the glasses named in this connection's ack
         try:
-            await self.handle_utterance(session, text, final=is_final)
+            await self.handle_utterance(session, heard.text, final=heard.is_final)
         except InputError as exc:
-            log.info("mentra %s: transcript ignored: %s", session_id, exc)
+            log.info("mentra %s: transcript ignored: %s", heard.session_id, exc)
         return []  # the workflow's push step already sent them to this session's display
 
     async def _on_cycle(self, outcomes: list[Any]) -> None:

@@ -19,7 +19,7 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 
 from .errors import ConfigError
 
-__all__ = ["FeedConfig", "Settings", "get_settings"]
+__all__ = ["FeedConfig", "Settings", "get_settings", "setting_error"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,8 +71,9 @@ class Settings(BaseSettings):
     # --- fetching --------------------------------------------------------
     sources: Annotated[list[str] | None, NoDecode] = Field(default=None,
                                                            description="enabled sources; None = all usable")
-    offline: bool = Field(default=False, description="replay recorded fixtures instead of the network")
-    fixtures_dir: Path = PROJECT_ROOT / "fixtures"
+    offline: bool = Field(default=False, description="replay the synthetic demo snapshot instead of the network")
+    snapshot_dir: Path | None = Field(default=None, description=(
+        "hot lists replayed offline: <dir>/<source>/<file>; the package's synthetic demo snapshot when unset"))
     fetch_timeout_s: float = Field(default=10.0, gt=0)
     fetch_deadline_s: float = Field(default=30.0, gt=0, description="per source, retries included")
     fetch_retries: int = Field(default=2, ge=0)
@@ -117,6 +118,13 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     mentra_package: str = "com.trendlens.captions"
     mentra_api_key: SecretStr | None = None
+    mentra_languages: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["zh-CN", "en-US"],
+        description="transcription languages to subscribe to; the first leads until speech says otherwise")
+    mentra_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["augmentos.cloud", "*.augmentos.cloud", "mentra.glass", "*.mentra.glass",
+                                 "localhost", "127.0.0.1", "::1"],
+        description="WebSocket hosts a MentraOS session may name (the API key goes there); *.domain = subdomains")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint for wording; off when unset")
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"
@@ -131,7 +139,8 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(default=1_000_000, ge=1024)
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="closed by default")
 
-    @field_validator("sources", "displays", "cors_origins", mode="before")
+    @field_validator("sources", "displays", "cors_origins", "mentra_languages", "mentra_allowed_hosts",
+                     mode="before")
     @classmethod
     def _split_sources(cls, v: Any) -> Any:
         if isinstance(v, str):
@@ -169,11 +178,17 @@ class Settings(BaseSettings):
         return self.data_dir / "trendlens.sqlite3"
 
 
+def setting_error(exc: ValidationError) -> str:
+    """A settings validation error as one line naming the setting and its variable."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "?"
+    env = f" (TRENDLENS_{where.upper()})" if where.isidentifier() else ""
+    return f"invalid setting {where}{env}: {err.get('msg', 'invalid').removeprefix('Value error, ')}"
+
+
 @lru_cache
 def get_settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:  # a bad TRENDLENS_* value is one line naming it, not a traceback
-        first = exc.errors()[0]
-        name = "TRENDLENS_" + "_".join(str(part) for part in first["loc"][:1]).upper()
-        raise ConfigError(f"{name}: {first['msg'].removeprefix('Value error, ')}") from None
+        raise ConfigError(setting_error(exc)) from None

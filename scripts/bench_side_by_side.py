@@ -1,7 +1,7 @@
 """Side-by-side benchmarks in one run (loopback only, bounded):
 
 1. fetch cycle: all sources concurrently vs one after another, against a local replay
-   server on 127.0.0.1 that answers from the recorded fixtures with realistic per-source latencies;
+   server on 127.0.0.1 that answers from the synthetic demo snapshot with realistic per-source latencies;
 2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators
    match interests) on the relevance sets;
 3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
@@ -37,6 +37,7 @@ from eval_relevance import load_set, metrics  # noqa: E402
 from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client  # noqa: E402
 from agent.ranking import MicroBatcher, Ranker, build_embedder  # noqa: E402
 from agent.replay import ReplayTransport  # noqa: E402
+from agent.resources import snapshot_dir  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.sources import build_sources  # noqa: E402
 
@@ -54,9 +55,9 @@ def free_port() -> int:
 
 # -- 1. fetch cycle -----------------------------------------------------------------------------
 def replay_app(settings: Settings):  # type: ignore[no-untyped-def]
-    """An ASGI app answering /<host>/<path> from the fixtures, after that source's latency."""
+    """An ASGI app answering /<host>/<path> from the synthetic demo snapshot, after that source's latency."""
     sources = build_sources(settings)
-    replay = ReplayTransport(sources, settings.fixtures_dir)
+    replay = ReplayTransport(sources, snapshot_dir(settings.snapshot_dir))
     by_host = {h: s for s in sources for e in s.endpoints() for h in [httpx.URL(e.url).host]}
 
     async def app(scope, receive, send):  # type: ignore[no-untyped-def]
@@ -145,7 +146,7 @@ def bench_relevance(settings: Settings) -> dict[str, dict[str, float]]:
     embedder = build_embedder(settings)
     out = {}
     for lang in ("zh", "en"):
-        entries, queries = load_set(settings.fixtures_dir / "relevance" / lang)
+        entries, queries = load_set(ROOT / "fixtures" / "relevance" / lang)
         ids = [e.key for e in entries]
         titles = [e.topic.title for e in entries]
         kw = np.stack([keyword_scores(q["text"], titles) for q in queries])

@@ -37,8 +37,9 @@ import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "load-test-key"
+CONVERSATIONS = ROOT / "agent" / "synthetic" / "conversations"
 LINES = [json.loads(line)["text"] for name in ("spring_festival_dinner.jsonl", "english_dinner.jsonl")
-         for line in (ROOT / "fixtures" / "conversations" / name).read_text(encoding="utf-8").splitlines() if line]
+         for line in (CONVERSATIONS / name).read_text(encoding="utf-8").splitlines() if line]
 
 
 FILLERS = ["对吧", "你说是不是", "哈哈哈", "真的假的", "you know", "right?", "I guess", "no way", "我跟你说",

@@ -7,6 +7,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+SNAPSHOT = ROOT / "agent" / "synthetic" / "snapshot"  # the synthetic demo snapshot the package ships
 SHARED_UPSTREAM = ROOT.parent / "shared" / "upstream"
 
 
@@ -14,6 +15,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--database", choices=("sqlite", "postgresql"), default="sqlite",
                      help="the store every test gets through the settings: the SQLite default, or a fresh "
                           "database on a real PostgreSQL per test (the whole suite against PostgreSQL)")
+
+
+def case_path(source: str, name: str) -> Path:
+    """A parser case: a golden-pair input in fixtures/sources, or a file of the shipped snapshot."""
+    for folder in (FIXTURES / "sources" / source, SNAPSHOT / source):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"no case {name!r} for {source!r} in fixtures/sources or the synthetic snapshot")
 
 
 @pytest.fixture(autouse=True)

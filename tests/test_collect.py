@@ -1,4 +1,4 @@
-"""A fetch cycle end to end: live when the network answers, recorded fixtures when it does not."""
+"""A fetch cycle end to end: live when the network answers, the synthetic demo snapshot when it does not."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def unreachable(request: httpx.Request) -> httpx.Response:
     raise httpx.ConnectError("Name or service not known", request=request)
 
 
-async def test_no_network_falls_back_to_recorded_fixtures_and_says_so(tmp_path, caplog):
+async def test_no_network_falls_back_to_the_synthetic_snapshot_and_says_so(tmp_path, caplog):
     settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0)
     store = Store(settings.db_path)
     collector = Collector(settings, store, transport=httpx.MockTransport(unreachable))
@@ -23,7 +23,8 @@ async def test_no_network_falls_back_to_recorded_fixtures_and_says_so(tmp_path, 
         outcomes = await collector.cycle()
     await collector.aclose()
     assert collector.replaying
-    assert "network unreachable" in caplog.text and "replaying recorded fixtures" in caplog.text
+    assert "network unreachable" in caplog.text and "replaying the synthetic demo snapshot" in caplog.text
+    assert "recorded" not in caplog.text
     by_source = {o.source: o for o in outcomes}
     assert all(o.ok for o in outcomes), {o.source: str(o.error) for o in outcomes if not o.ok}
     assert by_source["reddit"].topics  # replay needs no credentials
@@ -53,3 +54,44 @@ async def test_one_source_down_is_not_a_network_outage(tmp_path):
     outcomes = {o.source: o for o in await collector.cycle()}
     await collector.aclose()
     assert not collector.replaying and outcomes["v2ex"].ok and not outcomes["zhihu"].ok
+
+
+async def test_replay_goes_back_to_live_once_a_probe_answers(tmp_path, caplog):
+    settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0, sources=["v2ex"])
+    store = Store(settings.db_path)
+    network = {"up": False}
+    probes: list[str] = []
+    body = b'[{"id": 1, "title": "live topic", "url": "https://www.v2ex.com/t/1", "replies": 3}]'
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "HEAD":
+            probes.append(request.url.host)
+        if not network["up"]:
+            raise httpx.ConnectError("Name or service not known", request=request)
+        return httpx.Response(200, content=body)
+
+    collector = Collector(settings, store, transport=httpx.MockTransport(handler))
+    await collector.cycle()
+    assert collector.replaying and collector.replay_reason == "live fetches failed: network unreachable"
+    assert probes == []  # live fetching needs no probe
+    outcomes = await collector.cycle()  # still down: probed, replayed again
+    assert collector.replaying and len(probes) == 1 and outcomes[0].ok
+    assert outcomes[0].topics[0].title != "live topic"
+    network["up"] = True
+    with caplog.at_level(logging.WARNING, logger="trendlens.collect"):
+        outcomes = await collector.cycle()
+    await collector.aclose()
+    assert not collector.replaying and collector.replay_reason is None and len(probes) == 2
+    assert [t.title for t in outcomes[0].topics] == ["live topic"]
+    assert "fetching live data instead of the synthetic demo snapshot" in caplog.text
+
+
+async def test_offline_mode_never_probes(tmp_path):
+    settings = Settings(data_dir=tmp_path, offline=True, sources=["v2ex"])
+    seen: list[httpx.Request] = []
+    collector = Collector(settings, Store(settings.db_path),
+                          transport=httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200)))
+    await collector.cycle()
+    await collector.cycle()
+    await collector.aclose()
+    assert collector.replaying and collector.replay_reason == "offline mode" and seen == []

@@ -11,9 +11,9 @@ import pytest
 from agent.errors import FetchError, ParseError, TooLargeError
 from agent.fetching import CircuitBreaker, FetchPolicy, HttpFetcher, fetch_all, fetch_one
 from agent.sources.v2ex import V2ex
-from tests.conftest import FIXTURES
+from tests.conftest import case_path
 
-GOOD = (FIXTURES / "sources" / "v2ex" / "hot.json").read_bytes()
+GOOD = (case_path("v2ex", "hot.json")).read_bytes()
 
 
 class OtherV2ex(V2ex):

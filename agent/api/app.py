@@ -15,6 +15,7 @@ from ..engine.triggers import schedule_workflows
 from ..runtime import Runtime
 from ..scheduling import build_scheduler
 from ..settings import Settings, get_settings
+from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .routes import chat, digest, health, hud, sessions, topics, workflows
@@ -37,7 +38,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.state.runtime = rt
         mentra = rt.displays.get("mentra")
         if isinstance(mentra, MentraApp):
-            app.include_router(mentra.router)  # POST /mentra/webhook: MentraOS session requests
+            # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
+            app.include_router(mentra.router)
         keys = KeyRing(settings, rt.store)
         if keys.empty:
             key = keys.create("serve")
@@ -69,7 +71,9 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 await rt.aclose()
 
     app = FastAPI(title="TrendLens 热梗透视镜", version="0.1.0", lifespan=lifespan,
-                  description="Trending topics matched to the live conversation, captioned for smart glasses.")
+                  description="Trending topics matched to the live conversation, captioned for smart glasses.",
+                  docs_url=None, redoc_url=None)  # served offline by install_docs
+    install_docs(app)
     install_error_handlers(app)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],

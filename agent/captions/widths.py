@@ -43,7 +43,7 @@ G1_GLYPH_WIDTHS: dict[str, int] = {
     "l": 1, "m": 7, "n": 4, "o": 4, "p": 4, "q": 4, "r": 3, "s": 4, "t": 3, "u": 5, "v": 5,
     "w": 7, "x": 5, "y": 5, "z": 4,
 }
-_G1_DEFAULT_GLYPH = 5  # unknown Latin-like glyph → 12 px
+_G1_DEFAULT_GLYPH = 7  # the firmware table's fallback for a glyph it lacks → 16 px
 _G1_HANZI_PX = 18
 _G1_HANGUL_PX = 24
 _G1_CYRILLIC_PX = 18
@@ -62,7 +62,7 @@ def g1_pixel_width(cluster: str) -> int:
         return _G1_CYRILLIC_PX
     glyph = G1_GLYPH_WIDTHS.get(base)
     if glyph is None:
-        # Accented Latin: measure the unaccented letter (É → E), else a typical glyph.
+        # Accented Latin: measure the unaccented letter (É → E), else the font's fallback glyph.
         stripped = unicodedata.normalize("NFD", base)[0]
         glyph = G1_GLYPH_WIDTHS.get(stripped, _G1_DEFAULT_GLYPH)
     return (glyph + 1) * 2

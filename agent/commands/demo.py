@@ -1,6 +1,6 @@
 """`trendlens demo`: a New Year's Eve dinner (and an English one) replayed through the live loop, offline.
 
-Recorded hot lists stand in for the platforms, a scripted conversation for the
+A synthetic demo snapshot (hot lists we wrote) stands in for the platforms, a scripted conversation for the
 glasses' speech-to-text. Each utterance is printed with the caption the wearer
 would see — or why the glasses stayed quiet — while the HUD page is served so a
 browser can watch along.
@@ -10,23 +10,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
 from ..errors import InputError
-from ..settings import PROJECT_ROOT, get_settings
+from ..resources import conversations_dir
+from ..settings import get_settings
+from .ports import free_port, port_is_free
 
-SCRIPTS = {
-    "zh": PROJECT_ROOT / "fixtures" / "conversations" / "spring_festival_dinner.jsonl",
-    "en": PROJECT_ROOT / "fixtures" / "conversations" / "english_dinner.jsonl",
-}
+SCRIPTS = {"zh": "spring_festival_dinner.jsonl", "en": "english_dinner.jsonl"}  # in the package's synthetic data
 QUIET = {
     "not_enough_speech": "waiting for more speech", "no_candidate": "nothing trending matches",
     "below_threshold": "nothing relevant enough", "display_locked": "a caption is still on screen",
@@ -39,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=["zh", "en", "both"], default="both")
     p.add_argument("--speed", type=float, default=3.0, help="replay speed (1 = real time; 0 = no pauses)")
     p.add_argument("--profile", default="even-g1", help="display profile of the demo glasses")
-    p.add_argument("--port", type=int, default=8000, help="HUD page port on 127.0.0.1 (0 = don't serve)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="HUD page port on 127.0.0.1; a free one when it is taken (0 = don't serve)")
     p.add_argument("--script", type=Path, help="your own conversation (.jsonl of {t, speaker, text})")
     p.set_defaults(func=run)
 
@@ -58,8 +60,8 @@ def load_script(path: Path) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
-    scripts = [args.script] if args.script else [SCRIPTS[k] for k in (["zh", "en"] if args.lang == "both" else
-                                                                      [args.lang])]
+    langs = ["zh", "en"] if args.lang == "both" else [args.lang]
+    scripts = [args.script] if args.script else [conversations_dir() / SCRIPTS[k] for k in langs]
     conversations = [(p, load_script(p)) for p in scripts]
     return asyncio.run(_demo(args, conversations))
 
@@ -75,15 +77,17 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
         stale.unlink()
     settings = base.model_copy(update={"offline": True, "data_dir": data_dir, "displays": []})
     logging.getLogger("trendlens").setLevel(logging.WARNING)
-    with console.status("loading recorded hot lists and the embedding model…"):
+    with console.status("loading the synthetic demo snapshot and the embedding model…"):
         runtime = Runtime.build(settings)
         await runtime.collector.cycle()
         await runtime.start()
     ok = len(runtime.stored)
-    console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from "
-                  f"{len({t.topic.source for t in runtime.stored.values()})} platforms (recorded, offline); "
+    platforms = len({t.topic.source for t in runtime.stored.values()})
+    console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from {platforms} platforms "
+                  "(synthetic demo snapshot: hot lists we wrote, offline); "
                   f"model: {runtime.model_name or 'lexical only'}")
     serving = await _serve(runtime, args.port, console) if args.port else None
+    port = serving[0].config.port if serving is not None else None
     latencies: list[float] = []
     shown = 0
     try:
@@ -91,8 +95,9 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
             session, token = runtime.sessions.create(args.profile)
             title = path.stem.replace("_", " ")
             console.rule(f"[bold]{title}[/]  ·  glasses: {args.profile}")
-            if args.port:
-                console.print(f"[dim]HUD: http://127.0.0.1:{args.port}/hud/{session.id}?token={token}[/]")
+            if port:
+                # soft_wrap: a URL broken over two lines cannot be clicked or copied
+                console.print(f"HUD: http://127.0.0.1:{port}/hud/{session.id}?token={token}", soft_wrap=True)
             start = time.time()
             previous_t = 0.0
             for line in lines:
@@ -133,14 +138,26 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
 
     from ..api import create_app
 
+    if not port_is_free("127.0.0.1", port):
+        taken, port = port, free_port()  # e.g. `make run` holds 8000: the demo still gets its page
+        console.print(f"[yellow]port {taken} is in use; serving the HUD page on port {port} instead[/]",
+                      soft_wrap=True)
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    task = asyncio.create_task(server.serve())
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", ws="websockets-sansio"))
+    task = asyncio.create_task(_quiet(server.serve()))
     for _ in range(100):
         if server.started or task.done():
             break
         await asyncio.sleep(0.05)
     if task.done():
-        console.print(f"[yellow]HUD page not served: port {port} is busy (use --port)[/]")
+        console.print(f"[yellow]HUD page not served: port {port} could not be opened (use --port)[/]")
         return None
+    console.print(f"[bold]serving on http://127.0.0.1:{port}[/] (a HUD page per conversation below; API docs at /docs)",
+                  soft_wrap=True)
     return server, task
+
+
+async def _quiet(serving: Any) -> None:
+    # uvicorn exits the process when it cannot bind: here that only means no HUD page
+    with contextlib.suppress(SystemExit):
+        await serving

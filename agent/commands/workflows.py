@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ..engine.spec import write_schema
-from ..settings import PROJECT_ROOT, get_settings
+from ..resources import workflows_dir
+from ..settings import get_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,14 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.set_defaults(func=run_validate)
     v = verbs.add_parser("run", help="run one workflow now (manual trigger)")
     v.add_argument("name")
-    v.add_argument("--offline", action="store_true", help="replay recorded fixtures instead of the network")
+    v.add_argument("--offline", action="store_true", help="replay the synthetic demo snapshot instead of the network")
     v.set_defaults(func=run_now)
     v = verbs.add_parser("schema", help="write the JSON Schema beside the workflow files")
     v.set_defaults(func=run_schema)
 
 
 def _folder() -> Path:
-    return get_settings().workflows_dir or PROJECT_ROOT / "workflows"
+    return get_settings().workflows_dir or workflows_dir()
 
 
 def _load_all(paths: list[Path]) -> tuple[dict, dict]:

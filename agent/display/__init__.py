@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import UnknownNameError
 from .base import DEFAULT_SESSION, Display
 from .hud import HudHub, HudSubscription
-from .mentra import MentraApp, MentraConfig, TranscriptHandler
+from .mentra import Heard, MentraApp, MentraConfig, TranscriptHandler
 from .stdout import StdoutDisplay, frame_caption
 from .webhook import WebhookDisplay, WebhookStats, sign_body
 
@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_SESSION",
     "DISPLAYS",
     "Display",
+    "Heard",
     "HudHub",
     "HudSubscription",
     "MentraApp",

@@ -1,14 +1,19 @@
 """A MentraOS (formerly AugmentOS) app: transcripts in from the glasses, captions out.
 
-    cloud ──POST /mentra/webhook {session_request}──▶ MentraApp ──200 {"status":"success"}
+    cloud ──POST /webhook {session_request}──▶ MentraApp ──200 {"status":"success"}
     MentraApp ──WebSocket──▶ cloud: tpa_connection_init → ack → subscription_update
-    cloud ──data_stream (transcription)──▶ on_transcript(session, text, is_final) → [Caption]
+    cloud ──data_stream (transcription:<lang>)──▶ one copy per utterance ──▶ on_transcript(Heard) → [Caption]
     MentraApp ──display_event (reference_card | text_wall)──▶ cloud ──▶ glasses
 
-The WebSocket is opened in a background task right after the webhook answers
-(the cloud allows 5 s). Abnormal closes are retried (3 tries, 1 s doubling
-backoff); closes 1000/1001/1008 and `tpa_connection_error` end the session.
-`MentraApp` is also a `Display`, so captions made elsewhere reach the glasses too.
+The cloud calls `{Public URL}/webhook` (newer SDKs: `/api/_mentraos/webhook`);
+`/mentra/webhook` stays as an alias. The webhook is unauthenticated and the
+first WebSocket frame carries our API key, so only hosts on `allowed_hosts`
+are ever connected to. The WebSocket is opened in a background task right
+after the webhook answers (the cloud allows 5 s). Abnormal closes are retried
+(3 tries, 1 s doubling backoff); closes 1000/1001/1008 and
+`tpa_connection_error` end the session. The ack names the glasses
+(`capabilities.modelName`), which picks the caption profile. `MentraApp` is
+also a `Display`, so captions made elsewhere reach the glasses too.
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -29,13 +35,25 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from ..captions.caption import Caption
+from ..captions.profiles import get_profile
+from .mentra_speech import Heard, Transcript, choose_copy, overlaps, parse_transcript
 
-__all__ = ["MentraApp", "MentraConfig", "TranscriptHandler"]
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "WEBHOOK_PATHS", "Heard", "MentraApp", "MentraConfig", "TranscriptHandler",
+           "host_allowed", "profile_for_model"]
 
 log = logging.getLogger(__name__)
 
-TranscriptHandler = Callable[[str, str, bool], Awaitable[list[Caption]]]
-"""on_transcript(session_id, text, is_final) → captions to show on that session's glasses."""
+TranscriptHandler = Callable[[Heard], Awaitable[list[Caption]]]
+"""on_transcript(heard) → captions to show on that session's glasses."""
+
+# Where the cloud POSTs session requests: `{Public URL}/webhook`, the newer SDKs'
+# path, and our earlier path kept as an alias.
+WEBHOOK_PATHS = ("/webhook", "/api/_mentraos/webhook", "/mentra/webhook")
+
+# The MentraOS cloud (and its AugmentOS name) plus loopback for a local cloud.
+# "*.example" matches the domain's subdomains, a bare name only itself.
+DEFAULT_ALLOWED_HOSTS = ("augmentos.cloud", "*.augmentos.cloud", "mentra.glass", "*.mentra.glass",
+                         "localhost", "127.0.0.1", "::1")
 
 NORMAL_CLOSE_CODES = frozenset({1000, 1001, 1008})
 _ACK_TYPES = frozenset({"tpa_connection_ack", "connection_ack"})
@@ -46,13 +64,45 @@ _ERROR_TYPES = frozenset({"tpa_connection_error", "connection_error"})
 class MentraConfig:
     package_name: str
     api_key: str
-    subscriptions: tuple[str, ...] = ("transcription:zh-CN", "transcription:en-US")
+    languages: tuple[str, ...] = ("zh-CN", "en-US")  # one recogniser each; the first leads
     layout: Literal["reference_card", "text_wall"] = "reference_card"
+    allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+    merge_window_s: float = 0.4  # how long one utterance waits for its other-language copies
     open_timeout_s: float = 5.0
     ack_timeout_s: float = 5.0
     reconnect_tries: int = 3
     reconnect_backoff_s: float = 1.0
     ws_proxy: str | Literal[True] | None = True  # True: honour the environment's proxy settings
+
+    @property
+    def subscriptions(self) -> tuple[str, ...]:
+        return tuple(f"transcription:{lang}" for lang in self.languages)
+
+
+def host_allowed(url: str, allowed: Sequence[str]) -> bool:
+    """Whether `url` is a ws(s) URL whose host is on the allowlist."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if parts.scheme not in ("ws", "wss") or not host:
+        return False
+    for entry in allowed:
+        entry = entry.lower().rstrip(".")
+        if host == entry or (entry.startswith("*.") and host.endswith(entry[1:])):
+            return True
+    return False
+
+
+def profile_for_model(model_name: str | None) -> str:
+    """The caption profile for the glasses the ack names (`capabilities.modelName`)."""
+    name = (model_name or "").lower()
+    if "g1" in name.split() or name.endswith("g1"):
+        return "even-g1"
+    if "z100" in name:
+        return "vuzix-z100"
+    return "mentra-generic"
 
 
 # --- webhook bodies (boundary: validated with pydantic) -----------------------------
@@ -92,12 +142,18 @@ class _Session:
         self.ready = asyncio.Event()  # set once acked and subscribed
         self.stopped = False
         self.task: asyncio.Task[None] | None = None
+        self.connects = 0  # connection attempts, for logs and tests
+        self.profile = "mentra-generic"  # until the ack names the glasses
+        self.language: str | None = app.config.languages[0] if app.config.languages else None
+        self._pending: list[Transcript] = []  # finals of the utterance being decided
+        self._flush: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
         cfg = self.app.config
         failures = 0
         while not self.stopped:
             code: int | None = None
+            self.connects += 1
             try:
                 async with connect(
                     self.ws_url, open_timeout=cfg.open_timeout_s, proxy=cfg.ws_proxy
@@ -144,6 +200,9 @@ class _Session:
                 message = _parse(await ws.recv())
                 kind = message.get("type")
                 if kind in _ACK_TYPES:
+                    self.profile = profile_for_model(_model_name(message))
+                    log.info("mentra %s: connected; glasses %r → profile %s",
+                             self.session_id, _model_name(message), self.profile)
                     break
                 if kind in _ERROR_TYPES:
                     log.error(
@@ -163,19 +222,52 @@ class _Session:
         return True
 
     async def _on_message(self, raw: str | bytes) -> None:
-        message = _parse(raw)
-        if message.get("type") != "data_stream":
+        transcript = parse_transcript(_parse(raw))
+        if transcript is None or self.app.on_transcript is None:
             return
-        stream = str(message.get("streamType", ""))
-        data = message.get("data")
-        is_transcript = stream == "transcription" or stream.startswith("transcription:")
-        if not is_transcript or not isinstance(data, dict):
+        if not transcript.is_final:
+            # partials only help the window; the other recogniser's partials are noise
+            if transcript.language in (None, self.language):
+                await self._hear(transcript)
             return
-        text = data.get("text")
-        if not isinstance(text, str) or not text.strip() or self.app.on_transcript is None:
+        languages = self.app.config.languages
+        if self._pending and not (overlaps(self._pending[0], transcript)
+                                  and transcript.language not in {c.language for c in self._pending}):
+            await self._decide()  # a new utterance: the previous one is complete as it is
+        self._pending.append(transcript)
+        heard = {c.language for c in self._pending}
+        if len(languages) <= 1 or all(lang in heard for lang in languages):
+            await self._decide()
+        elif self._flush is None:
+            self._flush = asyncio.create_task(self._decide_later())
+
+    async def _decide_later(self) -> None:
+        await asyncio.sleep(self.app.config.merge_window_s)
+        self._flush = None  # this task is finishing: _decide must not cancel it
+        await self._decide()
+
+    async def _decide(self) -> None:
+        """One decision for the pending utterance, from the copy worth believing."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        copies, self._pending = self._pending, []
+        if not copies:
             return
+        chosen = choose_copy(copies, self.app.config.languages)
+        if chosen.language is not None:
+            self.language = chosen.language
+        if len(copies) > 1:
+            log.debug("mentra %s: kept the %s copy of one utterance, dropped %s", self.session_id,
+                      chosen.language, [c.language for c in copies if c is not chosen])
+        await self._hear(chosen)
+
+    async def _hear(self, transcript: Transcript) -> None:
+        assert self.app.on_transcript is not None
+        heard = Heard(session_id=self.session_id, text=transcript.text, is_final=transcript.is_final,
+                      language=transcript.language, profile=self.profile)
         try:
-            captions = await self.app.on_transcript(self.session_id, text, bool(data.get("isFinal")))
+            captions = await self.app.on_transcript(heard)
         except Exception:  # one bad transcript must not end the session
             log.exception("mentra %s: on_transcript failed", self.session_id)
             return
@@ -187,7 +279,8 @@ class _Session:
         if ws is None or not self.ready.is_set():
             return False
         try:
-            await ws.send(json.dumps(self.app.display_event(self.session_id, caption), ensure_ascii=False))
+            event = self.app.display_event(self.session_id, caption, profile=self.profile)
+            await ws.send(json.dumps(event, ensure_ascii=False))
         except ConnectionClosed:
             return False
         return True
@@ -201,6 +294,9 @@ class _Session:
 
     async def stop(self) -> None:
         self.stopped = True
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         if self.ws is not None:
             with contextlib.suppress(ConnectionClosed):
                 await self.ws.close()
@@ -209,6 +305,12 @@ class _Session:
                 await asyncio.wait_for(self.task, 2.0)
             except (TimeoutError, asyncio.CancelledError):
                 self.task.cancel()
+
+
+def _model_name(ack: dict[str, Any]) -> str | None:
+    caps = ack.get("capabilities")
+    name = caps.get("modelName") if isinstance(caps, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _parse(raw: str | bytes) -> dict[str, Any]:
@@ -229,7 +331,9 @@ class MentraApp:
         self.on_transcript = on_transcript
         self.sessions: dict[str, _Session] = {}
         self.router = APIRouter(tags=["mentra"])
-        self.router.add_api_route("/mentra/webhook", self._webhook, methods=["POST"])
+        for path in WEBHOOK_PATHS:
+            self.router.add_api_route(path, self._webhook, methods=["POST"], summary="MentraOS session webhook",
+                                      include_in_schema=path == WEBHOOK_PATHS[0])
 
     async def _webhook(self, request: Request) -> JSONResponse:
         try:
@@ -245,6 +349,11 @@ class MentraApp:
                 {"status": "error", "message": "mentraOSWebsocketUrl or augmentOSWebsocketUrl is required"},
                 status_code=400,
             )
+        if not host_allowed(url, self.config.allowed_hosts):
+            # the key would go to whoever named this URL: refuse before connecting
+            log.warning("mentra %s: refused WebSocket host of %r (not in the allowed hosts)", body.sessionId, url)
+            return JSONResponse({"status": "error", "message": "WebSocket host is not an allowed MentraOS cloud host"},
+                                status_code=403)
         await self.start_session(body.sessionId, url)
         return JSONResponse({"status": "success"})
 
@@ -285,10 +394,18 @@ class MentraApp:
             "timestamp": _now_iso(),
         }
 
-    def display_event(self, session_id: str, caption: Caption) -> dict[str, Any]:
-        """The `display_event` for a caption: a card (first line as its title) or a text wall."""
+    def display_event(self, session_id: str, caption: Caption, *, profile: str | None = None) -> dict[str, Any]:
+        """The `display_event` for a caption, shaped so that all of it shows on `profile`.
+
+        A card renders as title, blank line, body on one page (the G1 does exactly
+        that), so a card is used only when those fit the profile's lines; the G1
+        always gets a text wall, which uses all five of its lines.
+        """
         lines = list(caption.lines) or [caption.text]
-        if self.config.layout == "reference_card" and len(lines) > 1:
+        name = profile or caption.profile
+        max_lines = get_profile(name).max_lines if name else len(lines) + 1
+        card_fits = 1 < len(lines) and len(lines) + 1 <= max_lines
+        if self.config.layout == "reference_card" and name != "even-g1" and card_fits:
             layout = {"layoutType": "reference_card", "title": lines[0], "text": "\n".join(lines[1:])}
         else:
             layout = {"layoutType": "text_wall", "text": "\n".join(lines)}

@@ -70,7 +70,7 @@ class Source(ABC):
     interval_s: ClassVar[int] = 600
     # Hosts (and their subdomains) whose links this source may emit.
     domains: ClassVar[tuple[str, ...]] = ()
-    # Default fixture (in fixtures/sources/<name>/) served when replaying offline.
+    # Default file of the synthetic demo snapshot (agent/synthetic/snapshot/<name>/) served when replaying.
     replay: ClassVar[str | None] = None
 
     def __init__(self, settings: Settings) -> None:
@@ -124,7 +124,7 @@ class Source(ABC):
         raise _combine(self.name, failures)
 
     def replay_case(self, request: httpx.Request) -> str | None:
-        """Fixture file answering `request` when replaying offline."""
+        """Snapshot file answering `request` when replaying offline."""
         return self.replay
 
     # -- helpers for subclasses -------------------------------------------

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParseError, SourceError
 from ..models import Topic
+from ..resources import snapshot_dir
 from .base import Endpoint, Source, _combine, load_json
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class HackerNews(Source):
         match = _ITEM_PATH.search(path)
         if match:
             name = f"item-{match.group(1)}.json"
-            return name if (self.settings.fixtures_dir / "sources" / self.name / name).exists() else None
+            return name if (snapshot_dir(self.settings.snapshot_dir) / self.name / name).exists() else None
         return self.replay
 
     def parse(self, body: bytes, *, url: str | None = None) -> list[Topic]:

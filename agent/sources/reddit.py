@@ -4,7 +4,7 @@ POST https://www.reddit.com/api/v1/access_token (grant_type=client_credentials,
 basic auth with the app id/secret) gives a bearer token, cached until it expires;
 then GET https://oauth.reddit.com/r/popular/hot. Items are the Listing's
 `data.children[].data` of kind t3; stickied, promoted and over_18 posts are dropped.
-Offline replay needs no credentials (the token request is answered from a fixture).
+Offline replay needs no credentials (the token request is answered from the synthetic demo snapshot).
 """
 
 from __future__ import annotations

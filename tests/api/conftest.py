@@ -24,7 +24,7 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def make_runtime(data_dir: Path, **overrides) -> Runtime:
-    """A runtime over the recorded fixtures, with the fast hash embedder unless told otherwise."""
+    """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise."""
     embedder = overrides.pop("embedder", HashEmbedder())
     settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
     runtime = Runtime.build(settings, embedder=embedder)

@@ -44,7 +44,9 @@ def test_websocket_client_gets_captions(live_server):
             return frames
 
     frames = asyncio.run(talk())
-    assert frames[-1]["decision"]["reason"]
+    assert [f["type"] for f in frames] == ["caption", "decision"]
+    assert frames[0]["lines"][0] == "春晚机器人扭秧歌" and frames[0]["text"].startswith("春晚机器人扭秧歌\n")
+    assert frames[-1]["decision"]["show"] and frames[-1]["decision"]["reason"] == "shown"
 
 
 CHROMIUM = shutil.which("chromium")

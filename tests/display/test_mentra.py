@@ -14,6 +14,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from agent.captions import Caption
 from agent.display import Display, MentraApp, MentraConfig
+from agent.display.mentra import Heard, host_allowed
 
 from .conftest import make_caption
 
@@ -31,6 +32,8 @@ class FakeCloud:
     ack: bool = True
     close_first_with: int | None = None  # close the first connection with this code after subscribing
     transcript: dict | None = None
+    model_name: str | None = None  # capabilities.modelName in the ack
+    streams: list[dict] = field(default_factory=list)  # data_stream messages sent after subscribing
 
     async def handler(self, ws: ServerConnection) -> None:
         self.connections += 1
@@ -40,7 +43,10 @@ class FakeCloud:
             await ws.send(json.dumps({"type": "tpa_connection_error", "message": "bad key", "code": "AUTH"}))
             await ws.wait_closed()
             return
-        await ws.send(json.dumps({"type": "tpa_connection_ack", "settings": []}))
+        ack: dict = {"type": "tpa_connection_ack", "settings": []}
+        if self.model_name:
+            ack["capabilities"] = {"modelName": self.model_name, "hasDisplay": True}
+        await ws.send(json.dumps(ack))
         await self.inbox.put(json.loads(await ws.recv()))  # subscription_update
         if self.close_first_with and self.connections == 1:
             await ws.close(self.close_first_with)
@@ -48,6 +54,8 @@ class FakeCloud:
         if self.transcript:
             stream = {"type": "data_stream", "streamType": "transcription", "data": self.transcript}
             await ws.send(json.dumps(stream))
+        for message in self.streams:
+            await ws.send(json.dumps(message))
         async for raw in ws:
             await self.inbox.put(json.loads(raw))
 
@@ -72,12 +80,12 @@ def _app(on_transcript=None, **cfg) -> MentraApp:
     return MentraApp(config, on_transcript)
 
 
-async def _webhook(app: MentraApp, body: dict) -> httpx.Response:
+async def _webhook(app: MentraApp, body: dict, path: str = "/webhook") -> httpx.Response:
     api = FastAPI()
     api.include_router(app.router)
     transport = httpx.ASGITransport(app=api)
     async with httpx.AsyncClient(transport=transport, base_url="http://app") as client:
-        return await asyncio.wait_for(client.post("/mentra/webhook", json=body), T)
+        return await asyncio.wait_for(client.post(path, json=body), T)
 
 
 def _session_request(url: str, key: str = "mentraOSWebsocketUrl") -> dict:
@@ -90,9 +98,9 @@ async def test_transcript_in_caption_out(cloud: FakeCloud) -> None:
                         "transcribeLanguage": "zh-CN", "startTime": 0, "endTime": 900}
     heard: list[tuple[str, str, bool]] = []
 
-    async def on_transcript(session_id: str, text: str, is_final: bool) -> list[Caption]:
-        heard.append((session_id, text, is_final))
-        return [make_caption(session_id=session_id, ttl_ms=8000)]
+    async def on_transcript(h: Heard) -> list[Caption]:
+        heard.append((h.session_id, h.text, h.is_final))
+        return [make_caption(session_id=h.session_id, ttl_ms=8000)]
 
     app = _app(on_transcript)
     response = await _webhook(app, _session_request(cloud.url))
@@ -176,7 +184,9 @@ async def test_normal_close_does_not_reconnect(cloud: FakeCloud) -> None:
 async def test_gives_up_after_three_tries_when_cloud_is_unreachable() -> None:
     app = _app()
     await _webhook(app, _session_request("ws://127.0.0.1:9/app-ws"))
+    session = app.sessions[SESSION]
     await _until(lambda: SESSION not in app.sessions, timeout=T)  # 0.05+0.1+0.2 s of backoff
+    assert session.connects == 1 + 3  # the first attempt, then three reconnect tries
 
 
 async def test_bad_webhook_bodies_are_rejected() -> None:
@@ -192,3 +202,140 @@ async def _until(condition: Callable[[], bool], timeout: float = T) -> None:
     async with asyncio.timeout(timeout):
         while not condition():
             await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("path", ["/webhook", "/api/_mentraos/webhook", "/mentra/webhook"])
+async def test_every_webhook_path_the_cloud_calls_starts_a_session(cloud: FakeCloud, path: str) -> None:
+    app = _app()
+    response = await _webhook(app, _session_request(cloud.url), path=path)
+    assert (response.status_code, response.json()) == (200, {"status": "success"})
+    assert (await cloud.next())["type"] == "tpa_connection_init"
+    await asyncio.wait_for(app.aclose(), T)
+
+
+async def test_unknown_websocket_host_is_refused_and_gets_no_key(cloud: FakeCloud) -> None:
+    app = _app(allowed_hosts=("*.mentra.glass",))  # loopback not allowed here
+    response = await _webhook(app, _session_request(cloud.url))
+    assert response.status_code == 403 and "host" in response.json()["message"]
+    await asyncio.sleep(0.2)
+    assert app.sessions == {} and cloud.connections == 0 and cloud.inbox.empty()
+
+
+def test_host_allowlist_matches_hosts_not_prefixes() -> None:
+    allowed = ("*.mentra.glass", "augmentos.cloud", "127.0.0.1")
+    assert host_allowed("wss://prod.mentra.glass/app-ws", allowed)
+    assert host_allowed("wss://augmentos.cloud/app-ws", allowed)
+    assert host_allowed("ws://127.0.0.1:8002/app-ws", allowed)
+    assert not host_allowed("wss://mentra.glass.evil.example/app-ws", allowed)
+    assert not host_allowed("wss://evilmentra.glass/app-ws", allowed)
+    assert not host_allowed("wss://prod.augmentos.cloud/app-ws", allowed)
+    assert not host_allowed("https://prod.mentra.glass/app-ws", allowed)
+    assert not host_allowed("not a url", allowed)
+
+
+def _transcript(text: str, lang: str, start: int = 0, end: int = 900, final: bool = True) -> dict:
+    return {"type": "data_stream", "streamType": f"transcription:{lang}",
+            "data": {"type": "transcription", "text": text, "isFinal": final, "transcribeLanguage": lang,
+                     "startTime": start, "endTime": end}}
+
+
+async def _heard_from(cloud: FakeCloud, count: int, **cfg) -> list[Heard]:
+    heard: list[Heard] = []
+
+    async def on_transcript(h: Heard) -> list[Caption]:
+        heard.append(h)
+        return []
+
+    app = _app(on_transcript, merge_window_s=0.3, **cfg)
+    await _webhook(app, _session_request(cloud.url))
+    await app.wait_ready(SESSION, timeout_s=T)
+    await _until(lambda: len(heard) >= count)
+    await asyncio.sleep(0.5)  # nothing more arrives after the window
+    await asyncio.wait_for(app.aclose(), T)
+    return heard
+
+
+async def test_one_decision_per_utterance_across_language_streams(cloud: FakeCloud) -> None:
+    cloud.streams = [
+        # Chinese speech: the English recogniser's copy is Latin garbage, whichever comes first
+        _transcript("Ting shuo na ge ming xing", "en-US", 0, 1200),
+        _transcript("听说那个明星官宣结婚了", "zh-CN", 0, 1250),
+        # English speech: the Chinese recogniser writes it mostly in Latin; the en copy wins
+        _transcript("did you watch the super bowl", "en-US", 3000, 4500),
+        _transcript("did you 我 the super bowl", "zh-CN", 3000, 4400),
+    ]
+    heard = await _heard_from(cloud, 2)
+    assert [(h.text, h.language, h.is_final) for h in heard] == [
+        ("听说那个明星官宣结婚了", "zh-CN", True),
+        ("did you watch the super bowl", "en-US", True),
+    ]
+
+
+async def test_a_lone_copy_is_decided_after_the_window(cloud: FakeCloud) -> None:
+    cloud.streams = [_transcript("明天见", "zh-CN")]
+    assert [h.text for h in await _heard_from(cloud, 1)] == ["明天见"]
+
+
+async def test_partials_come_only_from_the_leading_language(cloud: FakeCloud) -> None:
+    cloud.streams = [
+        _transcript("听说", "zh-CN", final=False),
+        _transcript("Ting", "en-US", final=False),
+    ]
+    heard = await _heard_from(cloud, 1)
+    assert [(h.text, h.is_final) for h in heard] == [("听说", False)]
+
+
+@pytest.mark.parametrize(("model", "profile"), [
+    ("Even Realities G1", "even-g1"), ("Vuzix Z100", "vuzix-z100"), ("Mentra Live", "mentra-generic"),
+    (None, "mentra-generic"),
+])
+async def test_profile_comes_from_the_glasses_named_in_the_ack(cloud: FakeCloud, model, profile) -> None:
+    cloud.model_name = model
+    cloud.streams = [_transcript("明天见", "zh-CN")]
+    heard = await _heard_from(cloud, 1, languages=("zh-CN",))
+    assert heard[0].profile == profile
+
+
+def _five_line_caption() -> Caption:
+    return make_caption(title="一个很长很长的热搜标题会被折成好几行显示在眼镜上面让人看个明白" * 2, profile="even-g1",
+                        summary="这是一段摘要，说明这个热搜讲的是什么事情，以及为什么大家都在讨论它" * 2,
+                        session_id=SESSION)
+
+
+async def test_g1_gets_a_text_wall_with_every_line(cloud: FakeCloud) -> None:
+    cloud.model_name = "Even Realities G1"
+    app = _app()
+    await _webhook(app, _session_request(cloud.url))
+    await app.wait_ready(SESSION, timeout_s=T)
+    caption = _five_line_caption()
+    assert len(caption.lines) == 5
+    assert await app.show(caption)
+    event = await _display_event(cloud)
+    assert event["layout"] == {"layoutType": "text_wall", "text": "\n".join(caption.lines)}
+    await asyncio.wait_for(app.aclose(), T)
+
+
+async def test_reference_card_only_when_title_blank_line_and_body_fit(cloud: FakeCloud) -> None:
+    cloud.model_name = "Vuzix Z100"  # 5 lines: title + blank + at most 3 body lines
+    app = _app()
+    await _webhook(app, _session_request(cloud.url))
+    await app.wait_ready(SESSION, timeout_s=T)
+    assert await app.show(make_caption(session_id=SESSION))  # 2 lines: a card
+    assert (await _display_event(cloud))["layout"]["layoutType"] == "reference_card"
+    caption = _five_line_caption()
+    assert await app.show(caption)  # 5 lines would lose its end on a card
+    assert (await _display_event(cloud))["layout"] == {"layoutType": "text_wall", "text": "\n".join(caption.lines)}
+    await asyncio.wait_for(app.aclose(), T)
+
+
+async def _display_event(cloud: FakeCloud) -> dict:
+    while (message := await cloud.next())["type"] != "display_event":
+        pass
+    return message
+
+
+def test_unknown_glyphs_measure_16px_on_the_g1() -> None:
+    from agent.captions.widths import g1_pixel_width
+
+    assert g1_pixel_width("ß") == 16 and g1_pixel_width("ø") == 16  # not in the G1 font table: its fallback
+    assert g1_pixel_width("É") == g1_pixel_width("E") == 10  # accented Latin: the plain letter's width

@@ -135,14 +135,15 @@ async def test_clear_is_sent_signed(receiver: Receiver) -> None:
 
 
 async def test_daily_digest_workflow_pushes_a_signed_digest(receiver: Receiver, tmp_path) -> None:
+    from agent.resources import workflows_dir
     from agent.runtime import Runtime
-    from agent.settings import PROJECT_ROOT, Settings
+    from agent.settings import Settings
 
     settings = Settings(data_dir=tmp_path, offline=True, displays=["webhook"], webhook_url=receiver.url,
                         webhook_secret=SECRET)
     runtime = Runtime.build(settings, embedder=None)
     await runtime.collector.cycle()
-    assert runtime.engine is not None and runtime.engine.folder == PROJECT_ROOT / "workflows"
+    assert runtime.engine is not None and runtime.engine.folder == workflows_dir()
     record = await runtime.engine.run("daily_digest")
     assert record.status == "ok", record.error
     assert record.steps[-1].detail == "pushed to webhook"

@@ -15,10 +15,11 @@ from agent.engine.spec import SCHEMA_HEADER, WorkflowSpec, load_workflow
 from agent.engine.steps import STEPS, Step, _Params
 from agent.engine.triggers import schedule_workflows
 from agent.errors import FetchError
+from agent.resources import workflows_dir
 from agent.runtime import Runtime
-from agent.settings import PROJECT_ROOT, Settings
+from agent.settings import Settings
 
-WORKFLOWS = PROJECT_ROOT / "workflows"
+WORKFLOWS = workflows_dir()
 
 
 def write(folder: Path, name: str, text: str) -> Path:

@@ -16,10 +16,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
+from agent.collect import Collector
 from agent.errors import ModelError, StoreError
 from agent.fetching import SourceOutcome
 from agent.models import Topic
+from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
+from agent.settings import Settings
 from agent.store import SQLiteStore as Store
 from tests.api.conftest import AUTH, KEY, free_port, make_runtime
 
@@ -182,3 +185,19 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+def test_replaying_after_failed_live_fetches_is_degraded(tmp_path):
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("unreachable", request=request)
+
+    settings = Settings(data_dir=tmp_path / "d", api_keys=KEY, fetch_retries=0, fetch_backoff_s=0)
+    store = Store(settings.db_path)
+    collector = Collector(settings, store, transport=httpx.MockTransport(down))
+    runtime = Runtime.build(settings, store=store, collector=collector, embedder=HashEmbedder())
+    with TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False)) as c:
+        asyncio.run(_cycle_in_thread(runtime))
+        ready = c.get("/readyz").json()
+    assert ready["topics"] > 100 and ready["status"] == "degraded" and ready["data"] == "synthetic demo snapshot"
+    assert "replaying the synthetic demo snapshot, not live data (live fetches failed: network unreachable)" in (
+        ready["reasons"])

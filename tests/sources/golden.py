@@ -1,4 +1,7 @@
-"""Golden pairs: fixtures/sources/<source>/<case>.<ext> + <case>.expected.json.
+"""Golden pairs: fixtures/sources/<source>/<case>.expected.json + its input <case>.<ext>.
+
+The input sits beside it, or, for the files of the synthetic demo snapshot that
+the package ships, in agent/synthetic/snapshot/<source>/.
 
 The expected side is either a JSON array of topics projected to GOLDEN_FIELDS, or
 `{"error": "<kind>", "contains": "<text in the message>"}` for bodies that must fail.
@@ -17,18 +20,18 @@ from agent.sources import Source
 GOLDEN_FIELDS = ("id", "title", "rank", "heat", "heat_text", "url", "lang", "summary")
 
 
-def golden_cases(fixtures: Path) -> list[tuple[str, Path]]:
+def golden_cases(fixtures: Path, snapshot: Path) -> list[tuple[str, Path, Path]]:
+    """(source, input, expected) for every pair; an expected file without its input fails here."""
     cases = []
     for source_dir in sorted((fixtures / "sources").iterdir()):
-        for body in sorted(source_dir.iterdir()):
-            if body.name.endswith(".expected.json") or body.name.startswith("."):
-                continue
-            cases.append((source_dir.name, body))
+        for expected in sorted(source_dir.glob("*.expected.json")):
+            case = expected.name.removesuffix(".expected.json")
+            bodies = [p for folder in (source_dir, snapshot / source_dir.name) if folder.is_dir()
+                      for p in sorted(folder.glob(case + ".*")) if not p.name.endswith(".expected.json")]
+            if len(bodies) != 1:
+                raise FileNotFoundError(f"{expected}: expected one input {case}.*, found {bodies}")
+            cases.append((source_dir.name, bodies[0], expected))
     return cases
-
-
-def expected_path(body: Path) -> Path:
-    return body.with_name(body.name.rsplit(".", 1)[0] + ".expected.json")
 
 
 def parse_projection(source: Source, body: Path) -> Any:

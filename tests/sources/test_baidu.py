@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.baidu import Baidu
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "baidu"
@@ -38,7 +38,7 @@ def test_every_real_recording(settings) -> None:
 
 
 def test_page_shape_nested_and_pinned(settings) -> None:
-    topics = Baidu(settings).parse((FIXTURES / "sources/baidu/board-page.html").read_bytes())
+    topics = Baidu(settings).parse((case_path("baidu", "board-page.html")).read_bytes())
     assert len(topics) == 6
     assert all("总书记" not in t.title for t in topics)  # isTop row dropped
     assert topics[0].title == "春晚机器人扭秧歌惊艳全场"
@@ -47,17 +47,17 @@ def test_page_shape_nested_and_pinned(settings) -> None:
 def test_failures(settings) -> None:
     source = Baidu(settings)
     with pytest.raises(BlockedError):
-        source.parse((FIXTURES / "sources/baidu/captcha.html").read_bytes())
+        source.parse((case_path("baidu", "captcha.html")).read_bytes())
     with pytest.raises(UpstreamError, match="success=false"):
-        source.parse((FIXTURES / "sources/baidu/upstream-error.json").read_bytes())
+        source.parse((case_path("baidu", "upstream-error.json")).read_bytes())
     with pytest.raises(ParseError, match="data.cards.0"):
-        source.parse((FIXTURES / "sources/baidu/changed-schema.json").read_bytes())
+        source.parse((case_path("baidu", "changed-schema.json")).read_bytes())
     with pytest.raises(ParseError, match="s-data"):
         source.parse(b"<html><body>no data</body></html>")
 
 
 async def test_fetch_prefers_api(settings) -> None:
-    body = (FIXTURES / "sources/baidu/board-realtime.json").read_bytes()
+    body = (case_path("baidu", "board-realtime.json")).read_bytes()
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -70,13 +70,13 @@ async def test_fetch_prefers_api(settings) -> None:
 
 
 async def test_fetch_falls_back_to_page(settings) -> None:
-    page = (FIXTURES / "sources/baidu/board-page.html").read_bytes()
+    page = (case_path("baidu", "board-page.html")).read_bytes()
     seen: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.url.path)
         if request.url.path == "/api/board":
-            return httpx.Response(200, content=(FIXTURES / "sources/baidu/upstream-error.json").read_bytes())
+            return httpx.Response(200, content=(case_path("baidu", "upstream-error.json")).read_bytes())
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
     topics = await fetch_with(Baidu(settings), handler)

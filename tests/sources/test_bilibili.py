@@ -5,13 +5,12 @@ import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError, UpstreamError
 from agent.sources.bilibili import HOTWORD_URL, POPULAR_URL, Bilibili
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "bilibili"
-CASES = FIXTURES / "sources" / "bilibili"
-HOTWORD = (CASES / "hotword.json").read_bytes()
-POPULAR = (CASES / "popular.json").read_bytes()
+HOTWORD = case_path("bilibili", "hotword.json").read_bytes()
+POPULAR = case_path("bilibili", "popular.json").read_bytes()
 
 
 
@@ -80,7 +79,7 @@ async def test_offline_replay_answers_both_requests(settings) -> None:
     source = Bilibili(settings)
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=(CASES / source.replay_case(request)).read_bytes())
+        return httpx.Response(200, content=case_path("bilibili", source.replay_case(request)).read_bytes())
 
     topics = await source.fetch(fetcher(handler))
     assert len(topics) == 35

@@ -5,12 +5,12 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "douyin"
-HOT = (FIXTURES / "sources" / "douyin" / "hot-search.json").read_bytes()
-APP = (FIXTURES / "sources" / "douyin" / "app-trending.json").read_bytes()
+HOT = (case_path("douyin", "hot-search.json")).read_bytes()
+APP = (case_path("douyin", "app-trending.json")).read_bytes()
 
 
 

@@ -6,10 +6,8 @@ import pytest
 from agent.errors import BlockedError, ParseError
 from agent.settings import FeedConfig, Settings
 from agent.sources.feed import Feed, feed_sources
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
-
-CASES = FIXTURES / "sources" / "feed"
 
 
 def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
@@ -31,7 +29,7 @@ def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
     ("jsonfeed.json", 5, "Starship Flight 8 recap: second booster catch and a splashdown"),
 ])
 def test_each_format_is_recognised_by_content(settings, case: str, count: int, first: str) -> None:
-    topics = Feed(settings).parse((CASES / case).read_bytes())
+    topics = Feed(settings).parse(case_path("feed", case).read_bytes())
     assert len(topics) == count and topics[0].title == first
     assert [t.rank for t in topics] == list(range(1, count + 1))
     assert all(t.url and t.url.startswith("https://") for t in topics)
@@ -40,23 +38,23 @@ def test_each_format_is_recognised_by_content(settings, case: str, count: int, f
 
 
 def test_titles_keep_upstream_markup_and_untitled_items_use_their_text(settings) -> None:
-    rss = Feed(settings).parse((CASES / "rss.xml").read_bytes())
+    rss = Feed(settings).parse(case_path("feed", "rss.xml").read_bytes())
     assert "Why <b> is not <strong>: a short history of HTML semantics" in [t.title for t in rss]
     assert rss[0].extra["comments"] == "912"
-    note = Feed(settings).parse((CASES / "jsonfeed.json").read_bytes())[2]
+    note = Feed(settings).parse(case_path("feed", "jsonfeed.json").read_bytes())[2]
     assert note.title.startswith("Quick note: the winter storm")
 
 
 def test_hostile_and_broken_bodies(settings) -> None:
     feed = Feed(settings)
     with pytest.raises(ParseError, match="DOCTYPE"):
-        feed.parse((CASES / "billion-laughs.xml").read_bytes())
+        feed.parse(case_path("feed", "billion-laughs.xml").read_bytes())
     with pytest.raises(ParseError, match="malformed XML"):
-        feed.parse((CASES / "broken.xml").read_bytes())
+        feed.parse(case_path("feed", "broken.xml").read_bytes())
     with pytest.raises(ParseError, match="JSON Feed"):
-        feed.parse((CASES / "not-a-json-feed.json").read_bytes())
+        feed.parse(case_path("feed", "not-a-json-feed.json").read_bytes())
     with pytest.raises(BlockedError):
-        feed.parse((CASES / "cloudflare-challenge.html").read_bytes())
+        feed.parse(case_path("feed", "cloudflare-challenge.html").read_bytes())
     with pytest.raises(ParseError, match="unknown feed root"):
         feed.parse(b"<opml version='2.0'><body/></opml>")
     assert feed.parse(b"<rss version='2.0'><channel><title>empty</title></channel></rss>") == []
@@ -84,7 +82,7 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
     settings.feeds = [FeedConfig(name="hn-best", url="https://hnrss.org/best", lang="en")]
     (source,) = feed_sources(settings)
     seen: list[httpx.Request] = []
-    body = (CASES / "rss.xml").read_bytes()
+    body = case_path("feed", "rss.xml").read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
@@ -99,7 +97,7 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
 
 def test_namespaced_authors_and_rss1_feeds_are_read(settings) -> None:
     # dc:creator is how Hacker News (and most RSS 2.0 generators) name the author.
-    rss = Feed(settings).parse((CASES / "rss.xml").read_bytes())
+    rss = Feed(settings).parse(case_path("feed", "rss.xml").read_bytes())
     assert rss[0].extra["author"] == "deepseek_fan"
     rdf = (b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
            b'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">'

@@ -5,11 +5,10 @@ import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError
 from agent.sources.github_trending import GithubTrending
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with, fetcher
 
 RECORDINGS = SHARED_UPSTREAM / "github_trending"
-CASES = FIXTURES / "sources" / "github_trending"
 
 
 def test_real_recordings_parse(settings) -> None:
@@ -33,8 +32,8 @@ def test_real_recordings_parse(settings) -> None:
 
 def test_todays_and_2019_markup_agree(settings) -> None:
     source = GithubTrending(settings)
-    today = {t.title: t for t in source.parse((CASES / "trending.html").read_bytes())}
-    old = source.parse((CASES / "trending-2019-markup.html").read_bytes())
+    today = {t.title: t for t in source.parse(case_path("github_trending", "trending.html").read_bytes())}
+    old = source.parse(case_path("github_trending", "trending-2019-markup.html").read_bytes())
     for t in old:
         assert t.heat == today[t.title].heat
         assert t.url == today[t.title].url
@@ -42,12 +41,12 @@ def test_todays_and_2019_markup_agree(settings) -> None:
 
 def test_changed_markup_names_what_is_missing(settings) -> None:
     with pytest.raises(ParseError, match="article.Box-row"):
-        GithubTrending(settings).parse((CASES / "changed-markup.html").read_bytes())
+        GithubTrending(settings).parse(case_path("github_trending", "changed-markup.html").read_bytes())
 
 
 async def test_fetch_requests_daily_trending(settings) -> None:
     seen: list[httpx.Request] = []
-    body = (CASES / "trending.html").read_bytes()
+    body = case_path("github_trending", "trending.html").read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
@@ -61,7 +60,7 @@ async def test_fetch_requests_daily_trending(settings) -> None:
 
 
 async def test_fetch_abuse_page_and_http_errors(settings) -> None:
-    abuse = (CASES / "abuse-rate-limit.html").read_bytes()
+    abuse = case_path("github_trending", "abuse-rate-limit.html").read_bytes()
     statuses = iter([200, 429])
 
     def handler(request: httpx.Request) -> httpx.Response:

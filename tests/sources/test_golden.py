@@ -7,17 +7,16 @@ import pytest
 
 from agent.settings import Settings
 from agent.sources import REGISTRY, source_class
-from tests.conftest import FIXTURES
-from tests.sources.golden import expected_path, golden_cases, parse_projection
+from tests.conftest import FIXTURES, SNAPSHOT
+from tests.sources.golden import golden_cases, parse_projection
 
-CASES = golden_cases(FIXTURES)
+CASES = golden_cases(FIXTURES, SNAPSHOT)
 
 
-@pytest.mark.parametrize(("source", "body"), CASES, ids=[f"{s}/{b.name}" for s, b in CASES])
-def test_golden_pair(source: str, body, tmp_path) -> None:
+@pytest.mark.parametrize(("source", "body", "expected_file"), CASES, ids=[f"{s}/{b.name}" for s, b, _ in CASES])
+def test_golden_pair(source: str, body, expected_file, tmp_path) -> None:
     parser = source_class(source)(Settings(data_dir=tmp_path))
     got = parse_projection(parser, body)
-    expected_file = expected_path(body)
     if os.environ.get("REGEN_GOLDEN") == "1":
         if isinstance(got, dict):
             got = {"error": got["error"], "contains": got["message"].split(": ", 1)[-1][:60]}
@@ -33,6 +32,6 @@ def test_golden_pair(source: str, body, tmp_path) -> None:
 
 
 def test_every_registered_source_has_golden_pairs() -> None:
-    covered = {s for s, _ in CASES}
+    covered = {s for s, _, _ in CASES}
     missing = set(REGISTRY) - covered
     assert not missing, f"sources without fixtures: {sorted(missing)}"

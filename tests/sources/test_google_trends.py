@@ -5,11 +5,10 @@ import pytest
 
 from agent.errors import BlockedError, ParseError
 from agent.sources.google_trends import GoogleTrends
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 RECORDINGS = SHARED_UPSTREAM / "google_trends"
-CASES = FIXTURES / "sources" / "google_trends"
 
 
 def test_real_recordings_parse(settings) -> None:
@@ -39,13 +38,13 @@ def test_real_recordings_parse(settings) -> None:
 
 def test_billion_laughs_is_refused_quickly(settings) -> None:
     with pytest.raises(ParseError, match="DOCTYPE"):
-        GoogleTrends(settings).parse((CASES / "billion-laughs.xml").read_bytes())
+        GoogleTrends(settings).parse(case_path("google_trends", "billion-laughs.xml").read_bytes())
 
 
 async def test_fetch_asks_for_the_configured_country(settings) -> None:
     settings.google_trends_geo = "JP"
     seen: list[httpx.Request] = []
-    body = (CASES / "trending-rss.xml").read_bytes()
+    body = case_path("google_trends", "trending-rss.xml").read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
@@ -59,7 +58,7 @@ async def test_fetch_asks_for_the_configured_country(settings) -> None:
 
 
 async def test_fetch_reports_the_captcha_page_as_blocked(settings) -> None:
-    page = (CASES / "sorry-page.html").read_bytes()
+    page = case_path("google_trends", "sorry-page.html").read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})

@@ -8,11 +8,10 @@ import pytest
 
 from agent.errors import FetchError, ParseError
 from agent.sources.hackernews import ALGOLIA_URL, FIREBASE, HackerNews
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "hackernews"
-CASES = FIXTURES / "sources" / "hackernews"
 
 
 
@@ -42,7 +41,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 def test_parser_recognises_each_shape(settings) -> None:
     source = HackerNews(settings)
-    algolia = source.parse((CASES / "front_page.json").read_bytes())
+    algolia = source.parse(case_path("hackernews", "front_page.json").read_bytes())
     assert len(algolia) == 19 and algolia[0].title.startswith("DeepSeek open-sources")
     assert all(t.url.startswith("https://news.ycombinator.com/item?id=") for t in algolia)
     assert algolia[0].extra["link"].startswith("https://github.com/")
@@ -97,7 +96,7 @@ async def test_fetch_falls_back_to_algolia(settings) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         log.append(str(request.url))
         if request.url.host == "hn.algolia.com":
-            return httpx.Response(200, content=(CASES / "front_page.json").read_bytes())
+            return httpx.Response(200, content=case_path("hackernews", "front_page.json").read_bytes())
         return httpx.Response(503)
 
     topics = await HackerNews(settings).fetch(fetcher(handler))
@@ -118,10 +117,10 @@ async def test_offline_replay_yields_the_demo_front_page(settings) -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         case = source.replay_case(request)
-        return httpx.Response(200, content=(CASES / case).read_bytes()) if case else httpx.Response(404)
+        return httpx.Response(200, content=case_path("hackernews", case).read_bytes()) if case else httpx.Response(404)
 
     topics = await source.fetch(fetcher(handler))
-    ids = json.loads((CASES / "topstories.json").read_text())
+    ids = json.loads(case_path("hackernews", "topstories.json").read_text())
     assert len(topics) == len(ids) == 20
     assert [t.item_id for t in topics] == [str(i) for i in ids]
     assert source.replay_case(httpx.Request("GET", f"{FIREBASE}/item/1.json")) is None

@@ -8,12 +8,11 @@ from pydantic import SecretStr
 
 from agent.errors import ParseError, SourceDisabled, UpstreamError
 from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "reddit"
-CASES = FIXTURES / "sources" / "reddit"
-LISTING = (CASES / "popular-hot.json").read_bytes()
+LISTING = case_path("reddit", "popular-hot.json").read_bytes()
 
 
 
@@ -56,7 +55,7 @@ def test_parse_drops_stickied_and_nsfw_and_reports_errors(settings) -> None:
     with pytest.raises(UpstreamError, match="error=401: Unauthorized"):
         source.parse(b'{"message": "Unauthorized", "error": 401}')
     with pytest.raises(ParseError, match="access-token"):
-        source.parse((CASES / "token.json").read_bytes())
+        source.parse(case_path("reddit", "token.json").read_bytes())
     with pytest.raises(ParseError, match="data.children"):
         source.parse(b'{"kind": "Listing", "data": {}}')
 
@@ -119,7 +118,7 @@ async def test_offline_replay_works_without_credentials(settings) -> None:
     source = Reddit(settings)
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=(CASES / source.replay_case(request)).read_bytes())
+        return httpx.Response(200, content=case_path("reddit", source.replay_case(request)).read_bytes())
 
     topics = await source.fetch(fetcher(handler))
     assert len(topics) == 23

@@ -5,11 +5,11 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.tieba import Tieba
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
 RECORDED = SHARED_UPSTREAM / "tieba"
-TOPICS = (FIXTURES / "sources" / "tieba" / "topic-list.json").read_bytes()
+TOPICS = (case_path("tieba", "topic-list.json")).read_bytes()
 URL = "https://tieba.baidu.com/hottopic/browse/topicList"
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import ParseError, UpstreamError
 from agent.sources.toutiao import Toutiao
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "toutiao"
@@ -26,23 +26,23 @@ def test_every_real_recording(settings) -> None:
 
 def test_both_shapes_and_failures(settings) -> None:
     source = Toutiao(settings)
-    web = source.parse((FIXTURES / "sources/toutiao/hot-board.json").read_bytes())
-    app = source.parse((FIXTURES / "sources/toutiao/hotboard-app.json").read_bytes())
+    web = source.parse((case_path("toutiao", "hot-board.json")).read_bytes())
+    app = source.parse((case_path("toutiao", "hotboard-app.json")).read_bytes())
     assert len(web) == 18 and len(app) == 6  # the app header cell is skipped
     assert web[0].title == app[0].title == "春晚机器人扭秧歌惊艳全场 网友：科技感拉满"
     assert web[0].heat == app[0].heat == 38_672_012
     assert all(source.link_allowed(t.url) for t in web + app)
     assert "新春走基层" not in {t.title for t in web}  # fixed_top_data is pinned
     with pytest.raises(UpstreamError, match="status='error'"):
-        source.parse((FIXTURES / "sources/toutiao/web-error.json").read_bytes())
+        source.parse((case_path("toutiao", "web-error.json")).read_bytes())
     with pytest.raises(ParseError, match="'data' list"):
-        source.parse((FIXTURES / "sources/toutiao/changed-schema.json").read_bytes())
+        source.parse((case_path("toutiao", "changed-schema.json")).read_bytes())
     with pytest.raises(ParseError, match="not valid JSON"):
         source.parse(b'{"errno": 0, "message": "success", "data": [{"content": "{broken"}]}')
 
 
 async def test_fetch_prefers_web(settings) -> None:
-    body = (FIXTURES / "sources/toutiao/hot-board.json").read_bytes()
+    body = (case_path("toutiao", "hot-board.json")).read_bytes()
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -56,7 +56,7 @@ async def test_fetch_prefers_web(settings) -> None:
 
 
 async def test_fetch_falls_back_to_app_feed(settings) -> None:
-    app = (FIXTURES / "sources/toutiao/hotboard-app.json").read_bytes()
+    app = (case_path("toutiao", "hotboard-app.json")).read_bytes()
     seen: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -72,11 +72,11 @@ async def test_fetch_falls_back_to_app_feed(settings) -> None:
 
 
 async def test_fetch_both_failing_keeps_the_preferred_error(settings) -> None:
-    errno = (FIXTURES / "sources/toutiao/app-errno.json").read_bytes()
+    errno = (case_path("toutiao", "app-errno.json")).read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.host == "www.toutiao.com":
-            return httpx.Response(200, content=(FIXTURES / "sources/toutiao/web-error.json").read_bytes())
+            return httpx.Response(200, content=(case_path("toutiao", "web-error.json")).read_bytes())
         return httpx.Response(200, content=errno)
 
     with pytest.raises(UpstreamError, match="errno=20100"):

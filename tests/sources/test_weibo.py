@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError
 from agent.sources.weibo import Weibo
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "weibo"
@@ -51,9 +51,9 @@ def test_real_mobile_drops_pinned_and_ads(settings) -> None:
 
 def test_same_story_same_id_across_shapes(settings) -> None:
     source = Weibo(settings)
-    web = source.parse((FIXTURES / "sources/weibo/hotsearch.json").read_bytes())
-    mobile = source.parse((FIXTURES / "sources/weibo/getindex-mobile.json").read_bytes())
-    html = source.parse((FIXTURES / "sources/weibo/summary-desktop.html").read_bytes())
+    web = source.parse((case_path("weibo", "hotsearch.json")).read_bytes())
+    mobile = source.parse((case_path("weibo", "getindex-mobile.json")).read_bytes())
+    html = source.parse((case_path("weibo", "summary-desktop.html")).read_bytes())
     assert web[0].item_id == mobile[0].item_id == html[0].item_id
     dropped = {"新春焕新季手机直降", "年货节满减最后一天", "新春走基层"}  # ads and the pinned row
     assert not dropped & {t.title for t in web + mobile + html}
@@ -66,7 +66,7 @@ def test_unknown_shape_names_what_is_missing(settings) -> None:
 
 async def test_fetch_sends_referer_and_cookie(settings) -> None:
     settings = settings.model_copy(update={"weibo_cookie": "SUB=abc"})
-    body = (FIXTURES / "sources/weibo/hotsearch.json").read_bytes()
+    body = (case_path("weibo", "hotsearch.json")).read_bytes()
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -82,7 +82,7 @@ async def test_fetch_sends_referer_and_cookie(settings) -> None:
 
 
 async def test_fetch_falls_back_to_mobile_then_html(settings) -> None:
-    mobile = (FIXTURES / "sources/weibo/getindex-mobile.json").read_bytes()
+    mobile = (case_path("weibo", "getindex-mobile.json")).read_bytes()
     seen: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -100,7 +100,7 @@ async def test_fetch_falls_back_to_mobile_then_html(settings) -> None:
 
 
 async def test_fetch_all_blocked_reports_blocked(settings) -> None:
-    wall = (FIXTURES / "sources/weibo/visitor-wall.html").read_bytes()
+    wall = (case_path("weibo", "visitor-wall.html")).read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=wall, headers={"Content-Type": "text/html"})

@@ -8,11 +8,10 @@ import pytest
 
 from agent.errors import FetchError, ParseError, UpstreamError
 from agent.sources.wikipedia import Wikipedia
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 RECORDINGS = SHARED_UPSTREAM / "wikipedia"
-CASES = FIXTURES / "sources" / "wikipedia"
 API = "https://wikimedia.org/api/rest_v1/metrics/pageviews/top"
 
 
@@ -30,8 +29,8 @@ def test_real_recordings_parse(settings) -> None:
 
 
 def test_meta_pages_are_dropped_and_ranks_renumbered(settings) -> None:
-    raw = json.loads((CASES / "top.json").read_text(encoding="utf-8"))["items"][0]["articles"]
-    topics = Wikipedia(settings).parse((CASES / "top.json").read_bytes())
+    raw = json.loads(case_path("wikipedia", "top.json").read_text(encoding="utf-8"))["items"][0]["articles"]
+    topics = Wikipedia(settings).parse(case_path("wikipedia", "top.json").read_bytes())
     titles = [t.title for t in topics]
     assert "Main Page" not in titles and "-" not in titles
     meta = ("Special:", "Wikipedia:", "Portal:", "File:", "Talk:")
@@ -47,7 +46,7 @@ def test_meta_pages_are_dropped_and_ranks_renumbered(settings) -> None:
 
 
 def test_zh_project_uses_its_host_and_language(settings) -> None:
-    topics = Wikipedia(settings).parse((CASES / "top-zh.json").read_bytes())
+    topics = Wikipedia(settings).parse(case_path("wikipedia", "top-zh.json").read_bytes())
     assert topics[0].title == "哪吒之魔童闹海"
     assert all(t.url.startswith("https://zh.wikipedia.org/wiki/") and t.lang == "zh" for t in topics)
     assert "DeepSeek" in [t.title for t in topics]
@@ -55,16 +54,16 @@ def test_zh_project_uses_its_host_and_language(settings) -> None:
 
 def test_error_shapes(settings) -> None:
     with pytest.raises(UpstreamError, match="not_found"):
-        Wikipedia(settings).parse((CASES / "not-found.json").read_bytes())
+        Wikipedia(settings).parse(case_path("wikipedia", "not-found.json").read_bytes())
     with pytest.raises(ParseError, match="items.0.articles"):
-        Wikipedia(settings).parse((CASES / "changed-schema.json").read_bytes())
+        Wikipedia(settings).parse(case_path("wikipedia", "changed-schema.json").read_bytes())
 
 
 async def test_fetch_falls_back_to_the_day_before(settings) -> None:
     settings.contact = "mailto:ops@example.org"
     seen: list[httpx.Request] = []
-    top = (CASES / "top.json").read_bytes()
-    missing = (CASES / "not-found.json").read_bytes()
+    top = case_path("wikipedia", "top.json").read_bytes()
+    missing = case_path("wikipedia", "not-found.json").read_bytes()
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
@@ -87,7 +86,7 @@ async def test_fetch_uses_the_configured_project_and_fails_loudly(settings) -> N
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(str(request.url))
-        return httpx.Response(404, content=(CASES / "not-found.json").read_bytes())
+        return httpx.Response(404, content=case_path("wikipedia", "not-found.json").read_bytes())
 
     with pytest.raises(FetchError, match="HTTP 404") as info:
         await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)

@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.zhihu import Zhihu
-from tests.conftest import FIXTURES, SHARED_UPSTREAM
+from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "zhihu"
@@ -52,15 +52,15 @@ def test_real_topsearch_page_is_not_mistaken_for_a_captcha(settings) -> None:
 def test_failures(settings) -> None:
     source = Zhihu(settings)
     with pytest.raises(BlockedError, match="40352"):
-        source.parse((FIXTURES / "sources/zhihu/unhuman.json").read_bytes())
+        source.parse((case_path("zhihu", "unhuman.json")).read_bytes())
     with pytest.raises(UpstreamError, match="10003"):
-        source.parse((FIXTURES / "sources/zhihu/error-envelope.json").read_bytes())
+        source.parse((case_path("zhihu", "error-envelope.json")).read_bytes())
     with pytest.raises(ParseError, match="js-initialData"):
         source.parse(b"<html><body>nothing here</body></html>")
 
 
 async def test_fetch_prefers_hot_lists(settings) -> None:
-    body = (FIXTURES / "sources/zhihu/hot-lists.json").read_bytes()
+    body = (case_path("zhihu", "hot-lists.json")).read_bytes()
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -74,8 +74,8 @@ async def test_fetch_prefers_hot_lists(settings) -> None:
 
 
 async def test_fetch_falls_back_to_topsearch(settings) -> None:
-    page = (FIXTURES / "sources/zhihu/topsearch.html").read_bytes()
-    unhuman = (FIXTURES / "sources/zhihu/unhuman.json").read_bytes()
+    page = (case_path("zhihu", "topsearch.html")).read_bytes()
+    unhuman = (case_path("zhihu", "unhuman.json")).read_bytes()
     seen: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:

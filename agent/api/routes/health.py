@@ -7,6 +7,7 @@ import asyncio
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from ...collect import SYNTHETIC
 from ..deps import RuntimeDep
 
 router = APIRouter(tags=["ops"])
@@ -17,7 +18,8 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="Readiness: degraded when sources fail or the model is not loaded",
+@router.get("/readyz", summary="Readiness: degraded when sources fail, synthetic data is served or the model is "
+                               "not loaded",
             responses={503: {"description": "Not started yet: the same body, with the reasons",
                              "content": {"application/json": {"schema": {"type": "object"}}}}})
 async def readyz(runtime: RuntimeDep) -> JSONResponse:
@@ -31,11 +33,16 @@ async def readyz(runtime: RuntimeDep) -> JSONResponse:
         reasons.append(f"embedding model not loaded, ranking lexically only: {runtime.model_error}")
     if failing:
         reasons.append(f"sources failing: {', '.join(failing)}")
+    replaying = runtime.collector.replay_reason
+    if replaying:
+        # made-up hot lists are fine for a demo, never what "ready" should mean
+        reasons.append(f"replaying the {SYNTHETIC}, not live data ({replaying})")
     if not runtime.stored:
         reasons.append("no topics yet")
     status = "ready" if not reasons else "degraded"
     body = {"status": status, "reasons": reasons, "topics": len(runtime.stored),
             "model": runtime.model_name, "replaying_fixtures": runtime.collector.replaying,
+            "data": SYNTHETIC if replaying else "live",
             "sources_failing": failing}
     # degraded still serves (lexical ranking, last good snapshots): 200 keeps it in rotation
     return JSONResponse(body, status_code=503 if runtime.ranker is None else 200)
