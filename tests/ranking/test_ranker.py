@@ -52,6 +52,22 @@ async def test_gate_silences_chit_chat_but_passes_mentions(hash_ranker: Ranker) 
     assert all(r.components["relevance"] >= hash_ranker.gate_threshold() for r in hit)
 
 
+def test_gate_reads_its_own_mix_of_the_channels(topics: list[Topic]) -> None:
+    """A profile may gate on lexical evidence alone while still ranking on the fused score."""
+    q = "春晚机器人扭秧歌太好笑了"
+    fused = Ranker(HashEmbedder(), topics)
+    everything = fused.rank_sync(q, top_k=len(fused))
+    top = everything[0].components
+    assert abs(top["lexical"] - top["relevance"]) > 0.05  # the two gates disagree on the best match
+    bar = (top["lexical"] + top["relevance"]) / 2
+    profile = fused.profile.with_lang("zh", gate_dense=0.0, gate=bar)
+    gated = Ranker(HashEmbedder(), topics, profile=profile).rank_sync(q, top_k=len(fused), gate=True)
+    assert {r.id for r in gated} == {r.id for r in everything if r.components["lexical"] >= bar}
+    assert [r.id for r in gated] == [r.id for r in everything if r.components["lexical"] >= bar]  # order: fused
+    # ...which is not what a gate on the fused relevance at the same bar lets through
+    assert {r.id for r in gated} != {r.id for r in everything if r.components["relevance"] >= bar}
+
+
 async def test_novelty_suppresses_recently_shown(hash_ranker: Ranker) -> None:
     q = "春晚机器人扭秧歌"
     first = await hash_ranker.rank(q, top_k=2)
