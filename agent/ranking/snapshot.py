@@ -3,11 +3,17 @@
 A snapshot is built off the event loop (`build_snapshot`, usually in a worker thread) and
 published with a single assignment, so a query reads either the old index or the new one,
 never the matrix of one and the entries of the other.
+
+Building from the `previous` snapshot costs the new work: rows of topics already held with
+the same text keep their vectors, title terms and BM25 postings; only new texts are embedded
+and tokenized, and topics no longer passed are dropped. A `cancel` event abandons a build
+between embedding chunks (`StoppingError`), so a stopping service does not wait for it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, StoppingError
 from ..models import Topic
 from .cache import EmbeddingCache
 from .embedders import Embedder
@@ -89,6 +95,8 @@ class IndexSnapshot:
     prior: np.ndarray  # (n,) in [0, 1]
     tokens: tuple[frozenset[str], ...] = ()  # title terms, for MMR without a model
     dense_ok: bool = True  # False when the model failed while embedding the titles: rank lexically
+    texts: tuple[str, ...] = ()  # what each row was indexed on (`doc_text`), to reuse rows next build
+    model: str = ""  # the embedder whose vectors `matrix` holds ("" without one)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -102,7 +110,8 @@ class IndexSnapshot:
         return cls((), MappingProxyType({}), _frozen(np.zeros((0, dim))), BM25Index([]), _frozen(np.zeros(0)))
 
 
-def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str]) -> np.ndarray:
+def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str],
+                    cancel: threading.Event | None = None) -> np.ndarray:
     if cache is not None:
         mat, found = cache.get_many(embedder.name, texts, embedder.dim)
     else:
@@ -112,29 +121,59 @@ def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: lis
         log.info("embedding %d topic texts with %s (%d cached)", len(missing), embedder.name,
                  len(texts) - len(missing))
     for start in range(0, len(missing), 256):
+        _check(cancel)
         chunk = missing[start : start + 256]
         vecs = embedder.encode([texts[i] for i in chunk], role="passage")
         mat[chunk] = vecs
-        if cache is not None:
+        if cache is not None:  # each chunk is kept: an abandoned build does not lose what it embedded
             cache.put_many(embedder.name, [texts[i] for i in chunk], vecs)
     return mat
 
 
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise StoppingError("index rebuild abandoned: the service is stopping")
+
+
 def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
-                   vectors: np.ndarray | None = None) -> IndexSnapshot:
+                   vectors: np.ndarray | None = None, previous: IndexSnapshot | None = None,
+                   cancel: threading.Event | None = None) -> IndexSnapshot:
     """Index `topics` (Topic, StoredTopic or RankerEntry). `vectors` skips the model: precomputed
-    passage embeddings, row-aligned with `topics`. Blocking: call it in a worker thread."""
+    passage embeddings, row-aligned with `topics`. `previous` lends its rows to topics it holds
+    with the same text. Blocking: call it in a worker thread."""
     entries = tuple(as_entry(t) for t in topics)
     texts = [doc_text(e.topic) for e in entries]
+    model = embedder.name if embedder is not None else ""
+    if previous is not None and len(previous.texts) != len(previous):
+        previous = None  # built without texts: nothing to match rows on
+    reuse = np.full(len(entries), -1, dtype=np.int64)
+    rows: list[int | str] = list(texts)
+    if previous is not None:
+        prev_pos, prev_texts = previous.pos, previous.texts
+        lent: set[int] = set()
+        for i, (e, text) in enumerate(zip(entries, texts, strict=True)):
+            j = prev_pos.get(e.key)
+            if j is not None and prev_texts[j] == text and j not in lent:  # a row is lent once
+                lent.add(j)
+                reuse[i] = j
+                rows[i] = j
+    held = reuse >= 0
     dense_ok = True
+    _check(cancel)
     if embedder is not None:
         if vectors is not None:
             mat = np.asarray(vectors, dtype=np.float32)
             if mat.shape != (len(entries), embedder.dim):
                 raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
         else:
+            mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
+            fresh = np.flatnonzero(~held)
+            if previous is not None and previous.model == model and previous.dense_ok:
+                mat[held] = previous.matrix[reuse[held]]
+            else:
+                fresh = np.arange(len(entries))
             try:
-                mat = _embed_passages(embedder, cache, texts)
+                mat[fresh] = _embed_passages(embedder, cache, [texts[i] for i in fresh], cancel)
             except ModelError as exc:  # no passage vectors: rank lexically until the next index works
                 log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
                 mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
@@ -142,7 +181,11 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         tokens: tuple[frozenset[str], ...] = ()
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
-        tokens = tuple(frozenset(tokenize(t)) for t in texts)
+        old = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
+        tokens = tuple(old[j] if old is not None and j >= 0 else frozenset(tokenize(t))
+                       for j, t in zip(reuse.tolist(), texts, strict=True))
+    _check(cancel)
+    lexical = (previous.lexical.updated(rows) if previous is not None else BM25Index(texts))
     pos = MappingProxyType({e.key: i for i, e in enumerate(entries)})
-    return IndexSnapshot(entries, pos, _frozen(mat), BM25Index(texts), _frozen(topic_priors(entries)), tokens,
-                         dense_ok)
+    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries)), tokens,
+                         dense_ok, tuple(texts), model)
