@@ -29,7 +29,8 @@ class CountingEmbedder(HashEmbedder):
 
 
 TITLES = ["春晚机器人扭秧歌", "哪吒2票房突破100亿", "全国多地迎来降温降雪天气", "OpenAI releases a new model",
-          "外交部回应关税问题", "Show HN: A tiny embedding server in C", "高考报名人数创新高", "Rust 2024 edition ships"]
+          "外交部回应关税问题",
+          "Show HN: A tiny embedding server in C", "高考报名人数创新高", "Rust 2024 edition ships"]
 
 
 def topics(titles: Sequence[str]) -> list[Topic]:
