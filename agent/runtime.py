@@ -200,7 +200,8 @@ class Runtime:
             if self._stories is None:
                 self._stories = StoryIndex(background=background_of(ranker.embedder))
             clusters = await asyncio.to_thread(
-                self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None)
+                self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None,
+                cancel=ranker.cancel)
             self._story_members = {c.id: {m.id for m in c.members} for c in clusters}
             self.stored = {s.topic.id: s for s in current}
             self.clusters = {m.id: c for c in clusters for m in c.members}

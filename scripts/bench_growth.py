@@ -131,7 +131,7 @@ def main() -> int:
         t0 = time.perf_counter()
         snap = ranker.index(topics)
         t1 = time.perf_counter()
-        stories.update([e.topic for e in snap.entries], snap.matrix if embedder is not None else None)
+        stories.update([e.topic for e in snap.entries], snap.matrix if embedder is not None else None, ids=snap.ids)
         return t1 - t0, time.perf_counter() - t1
 
     rng = np.random.default_rng(0)

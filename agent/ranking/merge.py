@@ -30,6 +30,7 @@ on list order or fetch time.
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from collections import Counter, defaultdict
@@ -165,6 +166,10 @@ class StoryIndex:
     _touched: set[str] = field(default_factory=set)  # platforms whose list changed since the last update
     _stale: set[str] = field(default_factory=set)  # topics whose cluster must be made again
     _pending: set[str] = field(default_factory=set)  # held but not yet compared (a cancelled update)
+    # clusters hottest first, as (-score, -heat, id, root); `_gone` are entries to take out
+    _order: list[tuple[float, float, str, str]] = field(default_factory=list)
+    _key: dict[str, tuple[float, float, str, str]] = field(default_factory=dict)
+    _gone: set[tuple[float, float, str, str]] = field(default_factory=set)
     _totals: dict[str, float] = field(default_factory=dict)  # Σ IDF of a topic's terms, same update
 
     def __len__(self) -> int:
@@ -310,18 +315,22 @@ class StoryIndex:
 
     # -- updating --------------------------------------------------------------------
     def update(self, topics: Sequence[Topic], vectors: np.ndarray | None = None, *,
-               cancel: threading.Event | None = None) -> list[Cluster]:
+               cancel: threading.Event | None = None, ids: Sequence[str] | None = None) -> list[Cluster]:
         """Hold exactly `topics` (row-aligned `vectors`, unit length, optional) and return the clusters,
         hottest first by fair heat.
 
         `cancel` abandons the update between comparison blocks (`StoppingError`); the index stays
-        usable and compares what it had left at its next update.
+        usable and compares what it had left at its next update. `ids` are the topics' ids when
+        the caller has them already (`IndexSnapshot.ids`).
         """
-        ids = [t.id for t in topics]  # `Topic.id` is computed: read it once
-        wanted: dict[str, int] = {}
-        for i, tid in enumerate(ids):
-            wanted.setdefault(tid, i)  # a list naming one item twice holds it once
-        for tid in [t for t in self._topics if t not in wanted]:
+        if ids is None:
+            ids = [t.id for t in topics]  # `Topic.id` is computed: read it once
+        wanted = dict(zip(ids, range(len(ids)), strict=True))
+        if len(wanted) < len(ids):  # a list naming one item twice holds it once, the first time
+            wanted = {}
+            for i, tid in enumerate(ids):
+                wanted.setdefault(tid, i)
+        for tid in self._topics.keys() - wanted.keys():
             self._drop(tid)
             self._previous.pop(tid, None)
         fresh = []
@@ -329,8 +338,10 @@ class StoryIndex:
         for tid, i in wanted.items():
             t = topics[i]
             held = held_topics.get(tid)
+            if held is t:
+                continue
             if held is not None and held.title == t.title:
-                if held is not t and (held.heat != t.heat or held.rank != t.rank or held.source != t.source):
+                if held.heat != t.heat or held.rank != t.rank or held.source != t.source:
                     held_topics[tid] = t  # same headline: new heat and rank, same links
                     self._stale.add(tid)
                     self._touched.add(t.source)
@@ -422,6 +433,7 @@ class StoryIndex:
         cluster = self._built.pop(root, None)
         if cluster is not None:
             self._taken.discard(cluster.id)
+            self._gone.add(self._key.pop(root))
 
     def _refresh_heat(self) -> None:
         """Fair heat again for the platforms whose lists changed; their members' clusters are stale."""
@@ -444,11 +456,13 @@ class StoryIndex:
             if root is not None and root in self._built:
                 cluster = self._built.pop(root)
                 self._taken.discard(cluster.id)
+                self._gone.add(self._key.pop(root))
         self._stale = set()
         topics = self._topics
         norm = self._norm
         previous = self._previous
         todo = [root for root in self._groups if root not in self._built]
+        fresh: list[tuple[float, float, str, str]] = []
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
         for root in todo:
@@ -483,14 +497,27 @@ class StoryIndex:
                 best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
             heat = float(sum(t.heat or 0.0 for t in members))
             links = tuple(sorted(self._group_links.get(root, []), key=lambda link: -link.overlap))
-            self._built[root] = Cluster(cid, members, heat, tuple(best), sum(best.values()), links)
+            cluster = self._built[root] = Cluster(cid, members, heat, tuple(best), sum(best.values()), links)
             for i in idx:
                 previous[i] = cid
-        return sorted(self._built.values(), key=_hottest)
-
-
-def _hottest(c: Cluster) -> tuple[float, float, str]:
-    return (-c.score, -c.heat, c.id)
+            key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)
+            fresh.append(key)
+        # the order kept from the last update, less the clusters made again, plus the new ones
+        order = self._order
+        if len(self._gone) + len(fresh) > len(order) // 8:
+            gone = self._gone
+            order = [o for o in order if o not in gone] + fresh
+            order.sort()
+        else:
+            for key in self._gone:
+                at = bisect.bisect_left(order, key)
+                if at < len(order) and order[at] == key:
+                    del order[at]
+            for key in fresh:
+                bisect.insort(order, key)
+        self._order, self._gone = order, set()
+        built = self._built
+        return [built[o[3]] for o in order]
 
 
 def _check(cancel: threading.Event | None) -> None:

@@ -26,7 +26,7 @@ from ..models import Topic
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .lexical import BM25Index, tokenize
-from .prior import topic_priors
+from .prior import fair_heat, topic_priors
 
 __all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
 
@@ -97,12 +97,16 @@ class IndexSnapshot:
     dense_ok: bool = True  # False when the model failed while embedding the titles: rank lexically
     texts: tuple[str, ...] = ()  # what each row was indexed on (`doc_text`), to reuse rows next build
     model: str = ""  # the embedder whose vectors `matrix` holds ("" without one)
+    heat: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (n,) fair heat, read against each platform
+    keys: tuple[str, ...] = ()  # each row's key, read once at build time
 
     def __len__(self) -> int:
         return len(self.entries)
 
     @property
     def ids(self) -> list[str]:
+        if len(self.keys) == len(self.entries):
+            return list(self.keys)
         return [e.key for e in self.entries]
 
     @classmethod
@@ -135,28 +139,68 @@ def _check(cancel: threading.Event | None) -> None:
         raise StoppingError("index rebuild abandoned: the service is stopping")
 
 
+def _key(item: Any) -> str:
+    if type(item) is Topic:  # the common case first: `isinstance` on a model class is slow
+        return item.id
+    if isinstance(item, RankerEntry):
+        return item.key
+    topic = getattr(item, "topic", None)
+    return topic.id if isinstance(topic, Topic) else as_entry(item).key
+
+
 def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
                    vectors: np.ndarray | None = None, previous: IndexSnapshot | None = None,
                    cancel: threading.Event | None = None) -> IndexSnapshot:
     """Index `topics` (Topic, StoredTopic or RankerEntry). `vectors` skips the model: precomputed
     passage embeddings, row-aligned with `topics`. `previous` lends its rows to topics it holds
     with the same text. Blocking: call it in a worker thread."""
-    entries = tuple(as_entry(t) for t in topics)
-    texts = [doc_text(e.topic) for e in entries]
+    items = list(topics)
+    n = len(items)
+    keys = [_key(item) for item in items]
     model = embedder.name if embedder is not None else ""
     if previous is not None and len(previous.texts) != len(previous):
         previous = None  # built without texts: nothing to match rows on
-    reuse = np.full(len(entries), -1, dtype=np.int64)
-    rows: list[int | str] = list(texts)
+    reuse = np.full(n, -1, dtype=np.int64)
+    same = np.zeros(n, dtype=bool)  # the very entry of the previous snapshot: its heat is known too
+    entry_list: list[RankerEntry] = []
+    texts: list[str] = []
+    rows: list[int | str] = []
+    touched: set[str] = set()  # platforms whose list changed: their fair heat is computed again
     if previous is not None:
-        prev_pos, prev_texts = previous.pos, previous.texts
-        lent: set[int] = set()
-        for i, (e, text) in enumerate(zip(entries, texts, strict=True)):
-            j = prev_pos.get(e.key)
-            if j is not None and prev_texts[j] == text and j not in lent:  # a row is lent once
-                lent.add(j)
-                reuse[i] = j
-                rows[i] = j
+        prev_pos, prev_texts, prev_entries = previous.pos, previous.texts, previous.entries
+        lent = np.zeros(len(previous), dtype=bool)
+        for i, (item, key) in enumerate(zip(items, keys, strict=True)):
+            j = prev_pos.get(key)
+            if j is not None and not lent[j]:  # a row is lent once
+                old = prev_entries[j]
+                if old is item or old.topic is item:  # the same object: nothing to read again
+                    lent[j] = same[i] = True
+                    reuse[i] = j
+                    entry_list.append(old)
+                    texts.append(prev_texts[j])
+                    rows.append(j)
+                    continue
+                entry = as_entry(item)
+                text = doc_text(entry.topic)
+                if prev_texts[j] == text:
+                    lent[j] = True
+                    reuse[i] = j
+                    rows.append(j)
+                else:
+                    rows.append(text)
+            else:
+                entry = as_entry(item)
+                text = doc_text(entry.topic)
+                rows.append(text)
+            touched.add(entry.topic.source)
+            entry_list.append(entry)
+            texts.append(text)
+        touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~lent).tolist())
+    else:
+        entry_list = [as_entry(item) for item in items]
+        texts = [doc_text(e.topic) for e in entry_list]
+        rows = list(texts)
+    entries = tuple(entry_list)
     held = reuse >= 0
     dense_ok = True
     _check(cancel)
@@ -181,11 +225,19 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         tokens: tuple[frozenset[str], ...] = ()
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
-        old = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
-        tokens = tuple(old[j] if old is not None and j >= 0 else frozenset(tokenize(t))
+        old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
+        tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else frozenset(tokenize(t))
                        for j, t in zip(reuse.tolist(), texts, strict=True))
     _check(cancel)
-    lexical = (previous.lexical.updated(rows) if previous is not None else BM25Index(texts))
-    pos = MappingProxyType({e.key: i for i, e in enumerate(entries)})
-    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries)), tokens,
-                         dense_ok, tuple(texts), model)
+    lexical = previous.lexical.updated(rows) if previous is not None else BM25Index(texts)
+    heat = np.zeros(n, dtype=np.float64)
+    if previous is not None and len(previous.heat) == len(previous):
+        heat[same] = previous.heat[reuse[same]]
+        redo = [i for i, e in enumerate(entries) if e.topic.source in touched] if touched else []
+    else:
+        redo = list(range(n))
+    if redo:
+        heat[redo] = fair_heat([entries[i] for i in redo])
+    pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
+    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries, heat)), tokens,
+                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys))

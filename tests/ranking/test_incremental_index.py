@@ -48,11 +48,23 @@ def test_reindex_embeds_only_new_titles_and_drops_expired_ones() -> None:
     assert sorted(emb.encoded) == sorted([TITLES[6], TITLES[7]])
     assert sorted(snap.ids) == sorted(t.id for t in later) and "zhihu:外交部回应关税问题" not in snap.pos
     fresh = build_snapshot(later, embedder=HashEmbedder())
-    assert np.allclose(snap.matrix, fresh.matrix)
+    assert np.allclose(snap.matrix, fresh.matrix) and np.allclose(snap.prior, fresh.prior)
     for query in ("降温降雪", "票房 100亿", "new model release", "高考"):
         assert np.allclose(snap.lexical.scores(query), fresh.lexical.scores(query), atol=1e-5), query
     top = ranker.rank_sync("今年高考报名人数", top_k=1)
     assert top and top[0].topic.title == "高考报名人数创新高"
+
+
+def test_heat_read_against_each_list_follows_the_lists_that_changed() -> None:
+    first = topics(TITLES)
+    ranker = Ranker(None, first)
+    # zhihu's list changes (one item gone, one item hotter); weibo's items are the same objects
+    later = [t for t in first if t.title != TITLES[0]]
+    later = [t.model_copy(update={"heat": 1000.0}) if t.title == TITLES[6] else t for t in later]
+    snap = ranker.index(later)
+    fresh = build_snapshot(later, embedder=None)
+    assert np.allclose(snap.prior, fresh.prior) and np.allclose(snap.heat, fresh.heat)
+    assert snap.heat[snap.pos["zhihu:" + TITLES[6]]] == pytest.approx(3 / 4)  # now the #1 of 3
 
 
 def test_a_changed_title_is_embedded_again() -> None:
