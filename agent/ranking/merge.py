@@ -503,21 +503,21 @@ class StoryIndex:
             key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)
             fresh.append(key)
         # the order kept from the last update, less the clusters made again, plus the new ones
-        order = self._order
-        if len(self._gone) + len(fresh) > len(order) // 8:
+        ranked = self._order
+        if len(self._gone) + len(fresh) > len(ranked) // 8:
             gone = self._gone
-            order = [o for o in order if o not in gone] + fresh
-            order.sort()
+            ranked = [o for o in ranked if o not in gone] + fresh
+            ranked.sort()
         else:
-            for key in self._gone:
-                at = bisect.bisect_left(order, key)
-                if at < len(order) and order[at] == key:
-                    del order[at]
-            for key in fresh:
-                bisect.insort(order, key)
-        self._order, self._gone = order, set()
+            for old in self._gone:
+                at = bisect.bisect_left(ranked, old)
+                if at < len(ranked) and ranked[at] == old:
+                    del ranked[at]
+            for new in fresh:
+                bisect.insort(ranked, new)
+        self._order, self._gone = ranked, set()
         built = self._built
-        return [built[o[3]] for o in order]
+        return [built[o[3]] for o in ranked]
 
 
 def _check(cancel: threading.Event | None) -> None:
