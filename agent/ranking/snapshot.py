@@ -124,9 +124,9 @@ def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: lis
     if missing:
         log.info("embedding %d topic texts with %s (%d cached)", len(missing), embedder.name,
                  len(texts) - len(missing))
-    for start in range(0, len(missing), 256):
+    for start in range(0, len(missing), 128):  # a cancel waits for one chunk at most (~2 s on two cores)
         _check(cancel)
-        chunk = missing[start : start + 256]
+        chunk = missing[start : start + 128]
         vecs = embedder.encode([texts[i] for i in chunk], role="passage")
         mat[chunk] = vecs
         if cache is not None:  # each chunk is kept: an abandoned build does not lose what it embedded
