@@ -123,33 +123,42 @@ class BM25Index:
         """Slots of documents no longer held (reclaimed by compaction)."""
         return len(self._slot_len) - self.n
 
-    def updated(self, rows: Sequence[int | str]) -> BM25Index:
+    def updated(self, rows: Sequence[int | str] | None = None, *, reuse: np.ndarray | None = None,
+                docs: Sequence[str] = ()) -> BM25Index:
         """A new index whose row i is this index's row `rows[i]` (an int) or a new document (a str).
 
-        This index is not changed: queries may go on reading it while the new one is built.
+        Or, without building that list: `reuse[i]` is the kept row (-1 for a new one) and `docs`
+        are the new rows' texts in order. This index is not changed: queries may go on reading it
+        while the new one is built.
         """
+        if reuse is None:
+            rows = list(rows or ())
+            reuse = np.fromiter((r if isinstance(r, int) else -1 for r in rows), dtype=np.int64, count=len(rows))
+            docs = [r for r in rows if isinstance(r, str)]
         out = BM25Index(k1=self.k1, b=self.b)
         n_slots = len(self._slot_len)
-        row_slot = np.empty(len(rows), dtype=np.int32)
+        new_rows = np.flatnonzero(reuse < 0)
+        if len(new_rows) != len(docs):
+            raise ValueError(f"{len(new_rows)} new rows but {len(docs)} documents")
+        row_slot = np.empty(len(reuse), dtype=np.int32)
+        kept = reuse >= 0
+        row_slot[kept] = self._row_slot[reuse[kept]]
+        row_slot[new_rows] = n_slots + np.arange(len(new_rows), dtype=np.int32)
         fresh: dict[str, tuple[list[int], list[int]]] = {}
         counts: list[tuple[tuple[str, int], ...]] = []
         lengths: list[float] = []
-        for i, row in enumerate(rows):
-            if isinstance(row, str):
-                slot = n_slots + len(counts)
-                doc = tuple(Counter(tokenize(row)).items())
-                counts.append(doc)
-                lengths.append(float(sum(tf for _t, tf in doc)))
-                for term, tf in doc:
-                    entry = fresh.get(term)
-                    if entry is None:
-                        fresh[term] = ([slot], [tf])
-                    else:
-                        entry[0].append(slot)
-                        entry[1].append(tf)
-                row_slot[i] = slot
-            else:
-                row_slot[i] = self._row_slot[row]
+        for k, text in enumerate(docs):
+            slot = n_slots + k
+            doc = tuple(Counter(tokenize(text)).items())
+            counts.append(doc)
+            lengths.append(float(sum(tf for _t, tf in doc)))
+            for term, tf in doc:
+                entry = fresh.get(term)
+                if entry is None:
+                    fresh[term] = ([slot], [tf])
+                else:
+                    entry[0].append(slot)
+                    entry[1].append(tf)
         post = dict(self._post)  # the terms untouched by the new documents share their arrays
         for term, (slots, tfs) in fresh.items():
             new_slots = np.asarray(slots, dtype=np.int32)

@@ -160,46 +160,49 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     model = embedder.name if embedder is not None else ""
     if previous is not None and len(previous.texts) != len(previous):
         previous = None  # built without texts: nothing to match rows on
-    reuse = np.full(n, -1, dtype=np.int64)
-    same = np.zeros(n, dtype=bool)  # the very entry of the previous snapshot: its heat is known too
+    reuse_list = [-1] * n
+    same_rows: list[int] = []  # the very entry of the previous snapshot: its heat is known too
     entry_list: list[RankerEntry] = []
     texts: list[str] = []
-    rows: list[int | str] = []
+    new_docs: list[str] = []
     touched: set[str] = set()  # platforms whose list changed: their fair heat is computed again
     if previous is not None:
-        prev_pos, prev_texts, prev_entries = previous.pos, previous.texts, previous.entries
-        lent = np.zeros(len(previous), dtype=bool)
+        prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
+        prev_texts, prev_entries = previous.texts, previous.entries
+        lent = bytearray(len(previous))
         for i, (item, key) in enumerate(zip(items, keys, strict=True)):
-            j = prev_pos.get(key)
+            j = prev_get(key)
             if j is not None and not lent[j]:  # a row is lent once
                 old = prev_entries[j]
                 if old is item or old.topic is item:  # the same object: nothing to read again
-                    lent[j] = same[i] = True
-                    reuse[i] = j
+                    lent[j] = 1
+                    reuse_list[i] = j
+                    same_rows.append(i)
                     entry_list.append(old)
                     texts.append(prev_texts[j])
-                    rows.append(j)
                     continue
                 entry = as_entry(item)
                 text = doc_text(entry.topic)
                 if prev_texts[j] == text:
-                    lent[j] = True
-                    reuse[i] = j
-                    rows.append(j)
+                    lent[j] = 1
+                    reuse_list[i] = j
                 else:
-                    rows.append(text)
+                    new_docs.append(text)
             else:
                 entry = as_entry(item)
                 text = doc_text(entry.topic)
-                rows.append(text)
+                new_docs.append(text)
             touched.add(entry.topic.source)
             entry_list.append(entry)
             texts.append(text)
-        touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~lent).tolist())
+        touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~np.frombuffer(lent, dtype=bool)).tolist())
     else:
         entry_list = [as_entry(item) for item in items]
         texts = [doc_text(e.topic) for e in entry_list]
-        rows = list(texts)
+        new_docs = texts
+    reuse = np.asarray(reuse_list, dtype=np.int64)
+    same = np.zeros(n, dtype=bool)
+    same[same_rows] = True
     entries = tuple(entry_list)
     held = reuse >= 0
     dense_ok = True
@@ -229,7 +232,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else frozenset(tokenize(t))
                        for j, t in zip(reuse.tolist(), texts, strict=True))
     _check(cancel)
-    lexical = previous.lexical.updated(rows) if previous is not None else BM25Index(texts)
+    lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
     heat = np.zeros(n, dtype=np.float64)
     if previous is not None and len(previous.heat) == len(previous):
         heat[same] = previous.heat[reuse[same]]
