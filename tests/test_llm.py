@@ -61,7 +61,7 @@ async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
                                    "  - gate\n  - caption\n  - summarize\n", encoding="utf-8")
     from agent.engine.runner import WorkflowEngine
 
-    engine = WorkflowEngine(runtime, folder)
+    engine = WorkflowEngine(runtime.deps, folder)
     session, _ = runtime.sessions.create("hud-web")
     session.window.add("春晚机器人扭秧歌太好笑了")
     session.gate.hear("春晚机器人扭秧歌太好笑了")

@@ -53,13 +53,13 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         scheduler = None
         first_fetch = None
         if schedule:
-            scheduler = build_scheduler(rt.collector, first_run_now=False)
+            scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
             assert rt.engine is not None
             schedule_workflows(scheduler, rt.engine)
             scheduler.start()
-            # first snapshot now, in the background: the API answers while sources load
-            first_fetch = asyncio.create_task(rt.engine.run("refresh_sources", trigger="startup")
-                                              if "refresh_sources" in rt.engine.workflows else rt.collector.cycle())
+            # first snapshot now, in the background, through the scheduler's own fetch job:
+            # the API answers while sources load
+            first_fetch = asyncio.create_task(rt.fetch_job.run())
         try:
             yield
         finally:

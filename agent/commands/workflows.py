@@ -89,10 +89,15 @@ def run_now(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"offline": True})
 
     async def go() -> dict:
-        runtime = Runtime.build(settings, embedder=None if args.name != "live_captions" else "settings")
+        runtime = Runtime.build(settings)
         try:
-            await runtime.start() if args.name == "live_captions" else await runtime.refresh_topics()
             assert runtime.engine is not None
+            spec = runtime.engine.get(args.name)
+            # any workflow that ranks needs the model loaded and the index built; others only read the store
+            if any(step.use == "rank" for step in spec.steps):
+                await runtime.start()
+            else:
+                await runtime.refresh_topics()
             record = await runtime.engine.run(args.name, trigger="manual")
             out = record.public()
             if "digest_text" in record.data:

@@ -17,7 +17,7 @@ from .spec import WorkflowError, WorkflowSpec, load_workflow
 from .steps import STEPS, RunContext, Stop
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import StepDeps
 
 __all__ = ["RunRecord", "StepOutcome", "WorkflowEngine"]
 
@@ -55,8 +55,8 @@ class RunRecord:
 class WorkflowEngine:
     """Loads workflows from a folder and runs them; one bad file never hides the others."""
 
-    def __init__(self, runtime: Runtime, folder: Path, *, record: bool = True) -> None:
-        self.runtime, self.folder, self.record = runtime, folder, record
+    def __init__(self, deps: StepDeps, folder: Path, *, record: bool = True) -> None:
+        self.deps, self.folder, self.record = deps, folder, record
         self.workflows: dict[str, WorkflowSpec] = {}
         self.errors: dict[str, str] = {}
         self.reload()
@@ -90,7 +90,7 @@ class WorkflowEngine:
 
     async def run(self, name: str, *, trigger: str = "manual", data: Mapping[str, Any] | None = None) -> RunRecord:
         spec = self.get(name)
-        ctx = RunContext(runtime=self.runtime, workflow=spec.name, trigger=trigger, data=dict(data or {}))
+        ctx = RunContext(deps=self.deps, workflow=spec.name, trigger=trigger, data=dict(data or {}))
         record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat())
         for step_spec in spec.steps:
             step = STEPS[step_spec.use]
@@ -134,7 +134,7 @@ class WorkflowEngine:
 
     def _save(self, record: RunRecord) -> None:
         try:
-            with self.runtime.store.transaction() as db:
+            with self.deps.store.transaction() as db:
                 db.execute(
                     "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -146,5 +146,5 @@ class WorkflowEngine:
     def recent_runs(self, limit: int = 20, workflow: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT * FROM workflow_runs" + (" WHERE workflow = ?" if workflow else "")
         sql += " ORDER BY id DESC LIMIT ?"
-        rows = self.runtime.store.query(sql, (workflow, limit) if workflow else (limit,))
+        rows = self.deps.store.query(sql, (workflow, limit) if workflow else (limit,))
         return [{**dict(r), "steps": json.loads(r["steps"])} for r in rows]

@@ -7,6 +7,7 @@ raise `Stop(reason)` to end the run quietly — the gate does, most of the time.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import StepDeps
 
 __all__ = ["STEPS", "RunContext", "Step", "Stop"]
 
@@ -33,7 +34,7 @@ class Stop(Exception):  # noqa: N818 - a control-flow signal, not an error
 
 @dataclass
 class RunContext:
-    runtime: Runtime
+    deps: StepDeps
     workflow: str
     trigger: str
     data: dict[str, Any] = field(default_factory=dict)
@@ -62,10 +63,10 @@ class FetchParams(_Params):
 
 
 async def fetch(ctx: RunContext, p: FetchParams) -> str:
-    outcomes = await ctx.runtime.collector.cycle(p.sources)  # the runtime re-indexes after each cycle
-    ok = sum(o.ok for o in outcomes)
-    ctx.data["fetch"] = {o.source: o.status for o in outcomes}
-    return f"{ok}/{len(outcomes)} sources ok"
+    statuses = await ctx.deps.fetch(p.sources)  # the scheduler's own fetch job; the index follows
+    ctx.data["fetch"] = statuses
+    ok = sum(status == "ok" for status in statuses.values())
+    return f"{ok}/{len(statuses)} sources ok"
 
 
 # --- rank ------------------------------------------------------------------
@@ -86,9 +87,9 @@ async def rank(ctx: RunContext, p: RankParams) -> str:
         raise Stop(early.reason)
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
     shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
-    exclude = ctx.runtime.members_of(shown)
+    exclude = ctx.deps.members_of(shown)
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
-    ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
+    ranked = await ctx.deps.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
                                     gate=True, gate_offset=session.gate.policy.relevance_offset,
                                     latest=ctx.data.get("utterance"), latest_top_k=p.latest_top_k)
     ctx.data["ranked"] = ranked
@@ -142,7 +143,7 @@ async def gate(ctx: RunContext, p: GateParams) -> str:
 
     session = ctx.need("session", "gate")
     ranked = ctx.data.get("ranked", [])
-    key = ctx.runtime.story_key
+    key = ctx.deps.story_key
     decision = session.gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=key(r.topic.id)) for r in ranked],
                                    ctx.data.get("now", 0.0))
     ctx.data["decision"] = decision
@@ -162,7 +163,7 @@ async def caption(ctx: RunContext, p: CaptionParams) -> str:
     chosen = ctx.need("chosen", "caption")
     session = ctx.data.get("session")
     profile = p.profile or (session.profile if session else "hud-web")
-    made = ctx.runtime.compose_caption(chosen, profile=profile, ttl_ms=p.ttl_ms,
+    made = ctx.deps.compose_caption(chosen, profile=profile, ttl_ms=p.ttl_ms,
                                        session_id=session.id if session else None)
     ctx.data["caption"] = made
     return made.text.replace("\n", " / ")
@@ -176,10 +177,10 @@ class SummarizeParams(_Params):
 async def summarize(ctx: RunContext, p: SummarizeParams) -> str:
     made = ctx.need("caption", "summarize")
     chosen = ctx.need("chosen", "summarize")
-    gloss = await ctx.runtime.gloss(chosen.topic.title, ctx.data.get("utterance", ""), timeout_s=p.timeout_s)
+    gloss = await ctx.deps.gloss(chosen.topic.title, ctx.data.get("utterance", ""), timeout_s=p.timeout_s)
     if gloss is None:
         return "kept template (no LLM configured, or it was slow or failed)"
-    ctx.data["caption"] = ctx.runtime.compose_caption(chosen, profile=made.profile, ttl_ms=made.ttl_ms,
+    ctx.data["caption"] = ctx.deps.compose_caption(chosen, profile=made.profile, ttl_ms=made.ttl_ms,
                                                       session_id=made.session_id, summary=gloss)
     return "summarized"
 
@@ -192,7 +193,7 @@ class PushParams(_Params):
 
 async def push(ctx: RunContext, p: PushParams) -> str:
     item = ctx.need(p.key, "push")
-    delivered = await ctx.runtime.push(item, display=p.display)
+    delivered = await ctx.deps.push(item, display=p.display)
     return f"pushed to {', '.join(delivered) or 'nothing'}"
 
 
@@ -209,16 +210,16 @@ async def digest(ctx: RunContext, p: DigestParams) -> str:
     from ..digest import build_digest, render_digest
     from ..models import utcnow
 
-    d = await ctx.runtime.in_thread(build_digest, ctx.runtime.store, lang=p.lang, limit=p.limit,
-                                    since_hours=p.since_hours, clusters=ctx.runtime.cluster_list() or None)
+    d = await asyncio.to_thread(build_digest, ctx.deps.store, lang=p.lang, limit=p.limit,
+                                    since_hours=p.since_hours, clusters=ctx.deps.cluster_list() or None)
     rendered = render_digest(d, p.format)
     ctx.data["digest"] = d
     ctx.data["digest_text"] = rendered
     if p.path:
-        target = ctx.runtime.settings.data_dir / p.path.format(date=utcnow().date().isoformat())
-        if not target.resolve().is_relative_to(ctx.runtime.settings.data_dir.resolve()):
+        target = ctx.deps.data_dir / p.path.format(date=utcnow().date().isoformat())
+        if not target.resolve().is_relative_to(ctx.deps.data_dir.resolve()):
             raise ConfigError(f"digest path {p.path!r} leaves the data directory")
-        await ctx.runtime.in_thread(_write, target, rendered)
+        await asyncio.to_thread(_write, target, rendered)
         return f"{len(d.items)} items → {target}"
     return f"{len(d.items)} items"
 

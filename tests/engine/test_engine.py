@@ -78,7 +78,7 @@ def test_a_bad_file_does_not_stop_the_others(runtime, tmp_path):
     folder.mkdir()
     shutil.copy(WORKFLOWS / "live_captions.yaml", folder)
     write(folder, "broken.yaml", "name: broken\ntrigger: manual\nsteps:\n  - nope\n")
-    engine = WorkflowEngine(runtime, folder)
+    engine = WorkflowEngine(runtime.deps, folder)
     assert list(engine.workflows) == ["live_captions"]
     assert "broken.yaml:4" in engine.errors["broken.yaml"]
 
@@ -101,7 +101,7 @@ async def test_step_timeout_and_retry_are_applied_and_runs_recorded(runtime, tmp
     folder.mkdir()
     write(folder, "ok.yaml", "name: ok\ntrigger: manual\nsteps:\n  - {use: flaky, retries: 2, backoff_s: 0}\n")
     write(folder, "late.yaml", "name: late\ntrigger: manual\nsteps:\n  - {use: slow, timeout_s: 0.1}\n  - gate\n")
-    engine = WorkflowEngine(runtime, folder)
+    engine = WorkflowEngine(runtime.deps, folder)
     ok = await engine.run("ok")
     assert ok.status == "ok" and ok.steps[0].attempts == 3 and ok.steps[0].detail == "third time lucky"
     late = await engine.run("late")
@@ -116,7 +116,7 @@ async def test_gate_stops_a_run_quietly(runtime, tmp_path):
     runtime.embedder_choice = HashEmbedder()
     await runtime.collector.cycle()
     await runtime.start()
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     runtime.engine = engine
     session, _ = runtime.sessions.create("hud-web")
     result = await runtime.handle_utterance(session, "嗯")  # too little speech to decide on
@@ -128,7 +128,7 @@ async def test_gate_stops_a_run_quietly(runtime, tmp_path):
 
 async def test_digest_workflow_writes_its_file(runtime, tmp_path):
     await runtime.collector.cycle()
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     record = await engine.run("daily_digest")
     assert record.status == "ok", record.error
     files = list((runtime.settings.data_dir / "digests").glob("*.md"))
@@ -138,7 +138,7 @@ async def test_digest_workflow_writes_its_file(runtime, tmp_path):
 def test_interval_and_cron_workflows_become_scheduler_jobs(runtime):
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     ids = schedule_workflows(AsyncIOScheduler(), engine)
     assert sorted(ids) == ["workflow:daily_digest", "workflow:refresh_sources"]
     assert [w.name for w in engine.for_event("utterance")] == ["live_captions"]
