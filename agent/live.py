@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .captions.caption import Caption
+from .engine.values import Captioned, Chosen, Silenced, Utterance
 from .gating import Decision
 from .sessions import Session, SessionStore, clean_utterance
 
@@ -56,9 +57,10 @@ class LiveLoop:
             decision: Decision | None = None
             for spec in self.engine.for_event("utterance"):
                 record = await self.engine.run(spec.name, trigger="event:utterance",
-                                               data={"session": session, "utterance": clean, "now": now})
-                d = record.data.get("decision")
-                made = record.data.get("caption") if record.status == "ok" else None
+                                               value=Utterance(session, clean, now))
+                end = record.result
+                d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
+                made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None
                 if made is not None:
                     captions.append(made)
                     session.last_caption = made

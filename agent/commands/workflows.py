@@ -40,14 +40,13 @@ def _load_all(paths: list[Path]) -> tuple[dict, dict]:
     from ..engine.spec import WorkflowError, load_workflow
     from ..engine.steps import STEPS
 
-    params = {name: step.Params for name, step in STEPS.items()}
     files: list[Path] = []
     for p in paths:
         files.extend(sorted(p.glob("*.y*ml")) if p.is_dir() else [p])
     ok, bad = {}, {}
     for f in files:
         try:
-            ok[f] = load_workflow(f, step_names=params)
+            ok[f] = load_workflow(f, steps=STEPS)
         except WorkflowError as exc:
             bad[f] = str(exc)
     return ok, bad
@@ -82,6 +81,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_now(args: argparse.Namespace) -> int:
+    from ..engine.values import DigestMade
     from ..runtime import Runtime
 
     settings = get_settings()
@@ -100,8 +100,8 @@ def run_now(args: argparse.Namespace) -> int:
                 await runtime.refresh_topics()
             record = await runtime.engine.run(args.name, trigger="manual")
             out = record.public()
-            if "digest_text" in record.data:
-                out["output"] = record.data["digest_text"][:2000]
+            if isinstance(record.result, DigestMade):
+                out["output"] = record.result.text[:2000]
             return out
         finally:
             await runtime.aclose()
@@ -115,6 +115,8 @@ def run_now(args: argparse.Namespace) -> int:
 
 def run_schema(args: argparse.Namespace) -> int:
     target = _folder() / "workflow.schema.json"
-    write_schema(target)
+    from ..engine.steps import STEPS
+
+    write_schema(target, STEPS)
     print(f"wrote {target}")
     return 0
