@@ -26,6 +26,7 @@ from .captions.caption import Caption
 from .captions.composer import CaptionComposer, LlmConfig
 from .collect import Collector
 from .display import Display
+from .display.base import CaptionFanout
 from .display.hud import HudHub
 from .display.mentra_speech import Heard
 from .display.router import DisplayRouter
@@ -67,7 +68,7 @@ class UtteranceResult:
 
 class Runtime:
     def __init__(self, *, settings: Settings, store: Store, collector: Collector, sessions: SessionStore,
-                 hud: HudHub, metrics: Metrics | None = None, embedder: Any = "settings") -> None:
+                 hud: CaptionFanout, metrics: Metrics | None = None, embedder: Any = "settings") -> None:
         self.settings, self.store, self.collector, self.sessions, self.hud = settings, store, collector, sessions, hud
         self.metrics = metrics or Metrics()
         self.embedder_choice = embedder  # "settings" = build from settings; else an Embedder, or None for lexical
