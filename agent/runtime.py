@@ -28,6 +28,7 @@ from .collect import Collector
 from .display import Display
 from .display.base import CaptionFanout
 from .display.hud import HudHub
+from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
 from .display.router import DisplayRouter
 from .engine.runner import WorkflowEngine
@@ -81,6 +82,7 @@ class Runtime:
         self.router = DisplayRouter({"hud": hud})
         self.fetch_job = FetchJob(collector, job_locks_for(settings))
         self.deps: PartsDeps | None = None
+        self.mentra: MentraApp | None = None  # the MentraOS app server, when the mentra display is configured
         self._engine: WorkflowEngine | None = None
         self.live: LiveLoop | None = None
 
@@ -117,7 +119,7 @@ class Runtime:
         """The HUD hub always; stdout, webhook and the MentraOS app when configured."""
         import httpx
 
-        from .display import MentraApp, MentraConfig, StdoutDisplay, WebhookDisplay
+        from .display import MentraConfig, StdoutDisplay, WebhookDisplay
 
         displays: dict[str, Display] = {"hud": self.hud}
         s = self.settings
@@ -135,7 +137,9 @@ class Runtime:
                 config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value(),
                                       languages=tuple(s.mentra_languages),
                                       allowed_hosts=tuple(s.mentra_allowed_hosts))
-                displays[name] = MentraApp(config, on_transcript=self._on_mentra_transcript)
+                # the app is the connections and the input side; only its display is a display
+                self.mentra = MentraApp(config, on_transcript=self._on_mentra_transcript)
+                displays[name] = self.mentra.display
             elif name != "hud":
                 raise UnknownNameError("display", name, ("stdout", "webhook", "hud", "mentra"))
         return displays
@@ -167,6 +171,8 @@ class Runtime:
 
     async def aclose(self) -> None:
         await self.router.aclose()
+        if self.mentra is not None:
+            await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:

@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from ..display import MentraApp
 from ..engine.triggers import schedule_workflows
 from ..runtime import Runtime
 from ..scheduling import build_scheduler
@@ -36,10 +35,9 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime or Runtime.build(settings)
         app.state.runtime = rt
-        mentra = rt.displays.get("mentra")
-        if isinstance(mentra, MentraApp):
+        if rt.mentra is not None:
             # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
-            app.include_router(mentra.router)
+            app.include_router(rt.mentra.router)
         keys = KeyRing(settings, rt.store)
         if keys.empty:
             key = keys.create("serve")
