@@ -24,9 +24,14 @@ from .store import Store, StoredTopic
 if TYPE_CHECKING:
     from .metrics import Metrics
 
-__all__ = ["IndexView", "TopicIndex"]
+__all__ = ["SCHEDULED_DEBOUNCE_S", "IndexView", "TopicIndex"]
 
 log = logging.getLogger("trendlens.index")
+
+SCHEDULED_DEBOUNCE_S = 1.0
+"""The rebuild window while the scheduler fetches: sources with the same interval tick together and
+their cycles run one after another, so one window gathers such a burst into one rebuild; captions
+see new topics a second later."""
 
 
 @dataclass(frozen=True)

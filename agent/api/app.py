@@ -14,6 +14,7 @@ from ..engine.triggers import schedule_workflows
 from ..runtime import Runtime
 from ..scheduling import build_scheduler
 from ..settings import Settings, get_settings
+from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         scheduler = None
         first_fetch = None
         if schedule:
+            rt.index.debounce_s = SCHEDULED_DEBOUNCE_S  # a burst of fetch jobs costs one rebuild
             scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
             assert rt.engine is not None
             schedule_workflows(scheduler, rt.engine)
