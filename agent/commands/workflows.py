@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..engine.spec import write_schema
+from ..errors import ConfigError
 from ..resources import workflows_dir
 from ..settings import get_settings
 
@@ -93,6 +94,9 @@ def run_now(args: argparse.Namespace) -> int:
         try:
             assert runtime.engine is not None
             spec = runtime.engine.get(args.name)
+            event = getattr(spec.trigger, "event", None)
+            if event:  # as the API answers: these start from an utterance, which a command line has not
+                raise ConfigError(f"workflow {args.name!r} runs on '{event}' events, not on demand")
             # any workflow that ranks needs the model loaded and the index built; others only read the store
             if any(step.use == "rank" for step in spec.steps):
                 await runtime.start()
