@@ -7,6 +7,8 @@ The parts, each in its own module with one job:
     CaptionComposer (captions/composer.py)  caption wording + the optional LLM gloss
     DisplayRouter (display/router.py)       captions and digests → the configured displays
     FetchJob (scheduling.py)         the one fetch path (scheduler jobs and the refresh workflow)
+    load_ranker (model_loading.py)   the model, or lexical ranking when it cannot load
+    build_displays (display/configured.py)  the configured displays (and the MentraOS app server)
     WorkflowEngine (engine/)         runs workflows; steps see only `StepDeps` (step_deps.py)
 
 The CLI, the demo and the API all drive TrendLens through one `Runtime`, so the
@@ -27,15 +29,17 @@ from .captions.composer import CaptionComposer, LlmConfig
 from .collect import Collector
 from .display import Display
 from .display.base import CaptionFanout
+from .display.configured import build_displays
 from .display.hud import HudHub
 from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
 from .display.router import DisplayRouter
 from .engine.runner import WorkflowEngine
-from .errors import ConfigError, InputError, ModelError, UnknownNameError
+from .errors import InputError
 from .joblocks import job_locks_for
 from .live import LiveLoop, LiveResult
 from .metrics import Metrics
+from .model_loading import load_ranker
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster
 from .ranking.window import ConversationWindow
@@ -103,7 +107,8 @@ class Runtime:
         runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                               lambda: runtime.ranker.batcher.queue_depth
                               if runtime.ranker and runtime.ranker.batcher else 0)
-        runtime.router = DisplayRouter(runtime._build_displays())
+        displays, runtime.mentra = build_displays(settings, runtime.hud, on_transcript=runtime._on_mentra_transcript)
+        runtime.router = DisplayRouter(displays)
         if settings.llm_base_url:
             import httpx
 
@@ -115,58 +120,12 @@ class Runtime:
         runtime.engine = engine
         return runtime
 
-    def _build_displays(self) -> dict[str, Display]:
-        """The HUD hub always; stdout, webhook and the MentraOS app when configured."""
-        import httpx
-
-        from .display import MentraConfig, StdoutDisplay, WebhookDisplay
-
-        displays: dict[str, Display] = {"hud": self.hud}
-        s = self.settings
-        for name in s.displays:
-            if name == "stdout":
-                displays[name] = StdoutDisplay()
-            elif name == "webhook":
-                if not s.webhook_url or not s.webhook_secret:
-                    raise ConfigError("display 'webhook' needs TRENDLENS_WEBHOOK_URL and TRENDLENS_WEBHOOK_SECRET")
-                displays[name] = WebhookDisplay(s.webhook_url, client=httpx.AsyncClient(timeout=5.0),
-                                                secret=s.webhook_secret.get_secret_value())
-            elif name == "mentra":
-                if not s.mentra_api_key:
-                    raise ConfigError("display 'mentra' needs TRENDLENS_MENTRA_API_KEY (the app's MentraOS API key)")
-                config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value(),
-                                      languages=tuple(s.mentra_languages),
-                                      allowed_hosts=tuple(s.mentra_allowed_hosts))
-                # the app is the connections and the input side; only its display is a display
-                self.mentra = MentraApp(config, on_transcript=self._on_mentra_transcript)
-                displays[name] = self.mentra.display
-            elif name != "hud":
-                raise UnknownNameError("display", name, ("stdout", "webhook", "hud", "mentra"))
-        return displays
-
     # -- lifecycle -------------------------------------------------------------
     async def start(self) -> None:
         """Load the embedding model (degrading to lexical ranking if it fails) and index the store."""
-        from .ranking import EmbeddingCache, MicroBatcher, build_embedder
-
-        embedder: Any = None
-        choice = self.embedder_choice
-        try:
-            if choice == "settings":
-                embedder = await asyncio.to_thread(build_embedder, self.settings)
-            else:
-                embedder = choice
-        except ModelError as exc:
-            self.model_error = str(exc)
-            log.error("embedding model unavailable, ranking lexically only: %s", exc)
-        batcher = MicroBatcher(embedder) if embedder is not None else None
-        cache = EmbeddingCache.for_settings(self.settings) if embedder is not None else None
-        self.index.ranker = Ranker(embedder, batcher=batcher, cache=cache,
-                                   shed_queue_depth=self.settings.shed_queue_depth or None)
-        if embedder is not None:
-            log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
-            # the first real utterance should not pay for lazy initialisation
-            await asyncio.to_thread(embedder.encode, ["warm up 热身"], role="query")
+        loaded = await load_ranker(self.settings, self.embedder_choice)
+        self.model_error = loaded.model_error
+        self.index.ranker = loaded.ranker
         await self.refresh_topics()
 
     async def aclose(self) -> None:
