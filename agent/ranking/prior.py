@@ -7,14 +7,11 @@ never one raw scale across platforms; `prior` mixes it with rising velocity and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from .heat import HeatRow, normalised_heat
-
-if TYPE_CHECKING:
-    from .snapshot import RankerEntry
 
 __all__ = ["prior", "topic_priors"]
 
@@ -24,7 +21,17 @@ def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
     return 0.5 * heat + 0.3 * rising + 0.2 * new
 
 
-def topic_priors(entries: Sequence[RankerEntry]) -> np.ndarray:
+class PriorEntry(Protocol):
+    """What the prior reads of an index entry (`snapshot.RankerEntry`): its topic and heat history."""
+
+    @property
+    def topic(self) -> Any: ...
+
+    @property
+    def prior(self) -> Any: ...
+
+
+def topic_priors(entries: Sequence[PriorEntry]) -> np.ndarray:
     if not entries:
         return np.zeros(0, dtype=np.float32)
     # heat read against each platform's own list (agent/ranking/heat.py), not one raw scale
