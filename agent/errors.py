@@ -17,11 +17,16 @@
     ├── ModelError             an embedding model could not be loaded or run
     └── StoreError             the database could not be written or read
 
+A source that tried several endpoints raises its preferred endpoint's error, with every
+endpoint's failure as its `__cause__`, one `ExceptionGroup`.
+
 User and config mistakes (`ConfigError`) are kept apart from runtime failures so the
 CLI and API can answer "fix your input" rather than "something broke".
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 __all__ = [
     "BlockedError",
@@ -71,16 +76,28 @@ class SourceError(TrendLensError):
         where = f" ({url})" if url else ""
         super().__init__(f"{source}: {message}{where}")
 
+    def _fields(self) -> dict[str, Any]:
+        """Keyword arguments beyond source, message and url that rebuild this error."""
+        return {}
+
+    def retold(self, message: str) -> SourceError:
+        """The same error (same class and fields) with another message; `self` is left as it was."""
+        return type(self)(self.source, message, url=self.url, **self._fields())
+
 
 class FetchError(SourceError):
     kind = "fetch"
 
     def __init__(
         self, source: str, message: str, *, url: str | None = None, transient: bool = True,
-        status: int | None = None,
+        status: int | None = None, retry_after: float | None = None,
     ) -> None:
         self.transient, self.status = transient, status
+        self.retry_after = retry_after  # seconds the upstream asked us to wait (its Retry-After), if it said
         super().__init__(source, message, url=url)
+
+    def _fields(self) -> dict[str, Any]:
+        return {"transient": self.transient, "status": self.status, "retry_after": self.retry_after}
 
 
 class ParseError(SourceError):

@@ -105,7 +105,7 @@ class HttpFetcher:
         """The upstream's Retry-After when it sent one, else full jitter: spread the retries of many
         clients instead of stampeding in step (uniform in [0, backoff * 2**n], n = retries so far)."""
         exc = retry_state.outcome.exception() if retry_state.outcome else None
-        delay = getattr(exc, "retry_after", None)
+        delay = exc.retry_after if isinstance(exc, FetchError) else None
         if delay is None:
             jitter = wait_random_exponential(multiplier=2 * self.policy.backoff_s, max=self.policy.max_backoff_s)
             delay = jitter(retry_state)
@@ -126,9 +126,8 @@ class HttpFetcher:
                 if response.status_code == 304 and cached:
                     return cached.body
                 if response.status_code == 429 or response.status_code >= 500:
-                    err = FetchError(source, f"HTTP {response.status_code}", url=url, status=response.status_code)
-                    err.retry_after = _retry_after(response.headers.get("Retry-After"))  # type: ignore[attr-defined]
-                    raise err
+                    raise FetchError(source, f"HTTP {response.status_code}", url=url, status=response.status_code,
+                                     retry_after=_retry_after(response.headers.get("Retry-After")))
                 if response.status_code >= 400:
                     raise FetchError(source, f"HTTP {response.status_code}", url=url, transient=False,
                                      status=response.status_code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -19,30 +19,45 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from .collect import Collector
+from .fetching import SourceOutcome
 from .joblocks import JobLocks, job_locks_for
 from .models import utcnow
 
-__all__ = ["build_scheduler"]
+__all__ = ["FetchJob", "build_scheduler"]
 
 log = logging.getLogger("trendlens.schedule")
 
 
-def build_scheduler(collector: Collector, *, first_run_now: bool = True,
-                    locks: JobLocks | None = None) -> AsyncIOScheduler:
+class FetchJob:
+    """The one way sources are fetched on a schedule: the per-source jobs and the refresh
+    workflow's fetch step both come here, so both ask the job locks first."""
+
+    def __init__(self, collector: Collector, locks: JobLocks) -> None:
+        self.collector, self.locks = collector, locks
+
+    async def run(self, names: Sequence[str] | None = None) -> list[SourceOutcome]:
+        """Fetch the named sources (all when None) that this instance holds; returns their outcomes."""
+        wanted = [s.name for s in self.collector.sources if names is None or s.name in names]
+        mine = [n for n in wanted if await asyncio.to_thread(self.locks.claim, f"fetch:{n}")]
+        return await self.collector.cycle(mine) if mine else []
+
+
+def build_scheduler(collector: Collector, *, first_run_now: bool = True, locks: JobLocks | None = None,
+                    fetch: FetchJob | None = None) -> AsyncIOScheduler:
     scheduler = AsyncIOScheduler(timezone="UTC")
-    locks = locks or job_locks_for(collector.settings)
-    scheduler.add_listener(lambda _event: locks.close(), EVENT_SCHEDULER_SHUTDOWN)
+    fetch = fetch or FetchJob(collector, locks or job_locks_for(collector.settings))
+    job_locks = fetch.locks
+    scheduler.add_listener(lambda _event: job_locks.close(), EVENT_SCHEDULER_SHUTDOWN)
     now = utcnow()
     for source in collector.sources:
         scheduler.add_job(
-            _exclusive, IntervalTrigger(seconds=source.interval),
-            args=[locks, f"fetch:{source.name}", collector.cycle, [source.name]],
+            fetch.run, IntervalTrigger(seconds=source.interval), args=[[source.name]],
             id=f"fetch:{source.name}", name=f"fetch {source.name}",
             # the first poll of each source is spread over a few seconds, not one burst
             next_run_time=now + timedelta(seconds=0.2 * len(scheduler.get_jobs())) if first_run_now else None,
             max_instances=1, coalesce=True, misfire_grace_time=60,
         )
-    scheduler.add_job(_exclusive, IntervalTrigger(hours=6), args=[locks, "prune", _prune, collector], id="prune",
+    scheduler.add_job(_exclusive, IntervalTrigger(hours=6), args=[job_locks, "prune", _prune, collector], id="prune",
                       name="prune old observations", max_instances=1, coalesce=True)
     return scheduler
 

@@ -14,7 +14,7 @@ import json
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .captions.caption import Caption
 from .captions.profiles import get_profile
@@ -24,7 +24,7 @@ from .models import utcnow
 from .ranking.window import ConversationWindow
 from .store import Store
 
-__all__ = ["MAX_UTTERANCE_CHARS", "Session", "SessionManager", "clean_utterance"]
+__all__ = ["MAX_UTTERANCE_CHARS", "Session", "SessionManager", "SessionStore", "clean_utterance"]
 
 Frequency = Literal["low", "medium", "high"]
 MAX_UTTERANCE_CHARS = 2000  # ~1 minute of fast speech; anything longer is not one utterance
@@ -66,6 +66,23 @@ class Session:
 
     def check_token(self, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(self.token_hash, _hash(token or ""))
+
+
+class SessionStore(Protocol):
+    """Where session state lives. In-process today (`SessionManager`, rows in the store, live
+    state in memory); an instance-shared one is the scale-out seam."""
+
+    def create(self, profile: str = ..., frequency: Frequency = ...) -> tuple[Session, str]: ...
+
+    def ensure(self, session_id: str, profile: str) -> Session: ...
+
+    def get(self, session_id: str) -> Session | None: ...
+
+    def record(self, session: Session, utterance: str, decision: Decision, caption: Caption | None) -> None: ...
+
+    def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]: ...
+
+    def __len__(self) -> int: ...
 
 
 class SessionManager:

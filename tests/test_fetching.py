@@ -117,6 +117,13 @@ async def test_429_honours_retry_after(settings):
     assert http.sleeps == [7.0]
 
 
+async def test_retry_after_is_a_field_of_the_error(settings):
+    outcome, _ = await outcomes_for(settings, lambda r: httpx.Response(429, headers={"Retry-After": "2"}),
+                                    max_backoff_s=0)
+    assert isinstance(outcome.error, FetchError)
+    assert outcome.error.status == 429 and outcome.error.retry_after == 2.0
+
+
 async def test_retry_after_is_capped_by_max_backoff(settings):
     answers = iter([httpx.Response(503, headers={"Retry-After": "3600"}), httpx.Response(200, content=GOOD)])
     outcome, http = await outcomes_for(settings, lambda r: next(answers), max_backoff_s=30)

@@ -12,7 +12,8 @@ from agent.store import SQLiteStore, open_store, store_location
 def test_a_bad_database_url_names_the_variable(monkeypatch):
     monkeypatch.setenv("TRENDLENS_DATABASE_URL", "mysql://root@db/trendlens")
     get_settings.cache_clear()
-    with pytest.raises(ConfigError, match=r"^TRENDLENS_DATABASE_URL: database_url must be a postgresql:// URL"):
+    with pytest.raises(ConfigError, match=r"^invalid setting database_url \(TRENDLENS_DATABASE_URL\): "
+                                          r"database_url must be a postgresql:// URL"):
         get_settings()
     get_settings.cache_clear()
 

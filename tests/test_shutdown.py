@@ -8,6 +8,7 @@ committed is there after a restart.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -30,6 +31,12 @@ def _serve(data_dir: Path, port: int, embedder: str, *, capture: bool = True) ->
     return subprocess.Popen([sys.executable, "-m", "agent", "serve", "--offline", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                             stderr=subprocess.STDOUT, text=True)
+
+
+def _embedding_ingest(line: str) -> bool:
+    """The log line of a re-index embedding the ingested titles (maybe with a fetch's, sharing the build)."""
+    found = re.search(r"embedding (\d+) topic texts", line)
+    return found is not None and int(found.group(1)) >= 3000
 
 
 def _wait_ready(url: str, proc: subprocess.Popen[str], timeout_s: float) -> None:
@@ -69,7 +76,7 @@ def test_sigterm_mid_reindex_exits_in_seconds_and_the_data_survives(tmp_path: Pa
         poster = threading.Thread(target=ingest, daemon=True)
         poster.start()
         deadline = time.monotonic() + 60
-        while not any("embedding 3000 topic texts" in line for line in lines):
+        while not any(_embedding_ingest(line) for line in lines):
             assert time.monotonic() < deadline, "the re-index never started:\n" + "".join(lines[-20:])
             time.sleep(0.1)
         time.sleep(1.0)  # well inside the embedding: it takes tens of seconds

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
 from agent.ranking.merge import StoryIndex, cluster_topics
 from agent.store import SQLiteStore
+from tests.browser import chromium_page, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -143,12 +142,8 @@ def test_labelled_day_meets_the_merge_and_digest_targets() -> None:
     assert all(p is not None and p <= 5 for p in digest["largest_stories_positions"]), digest
 
 
-CHROMIUM = shutil.which("chromium")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@needs_chromium
 def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
     from datetime import timedelta
 
     from agent.models import utcnow
@@ -159,26 +154,16 @@ def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_p
     store.ingest([topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=1, heat=9e5)])
     page_file = tmp_path / "digest.html"
     page_file.write_text(render_digest(build_digest(store), "html"), encoding="utf-8")
-    profile_dir = tempfile.mkdtemp(prefix="tl-chromium-")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            profile_dir, executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--no-first-run"])
-        try:
-            page = browser.new_page()
-            page.goto(page_file.as_uri())
-            mark = page.locator("article .trend-new").first
-            assert "NEW" in mark.inner_text() and mark.is_visible()
-            # marked by style too: a coloured badge and a bar beside the item, not a glyph alone
-            assert page.evaluate("getComputedStyle(document.querySelector('.trend-new')).backgroundColor") \
-                not in ("rgba(0, 0, 0, 0)", "transparent")
-            rising = page.locator("article .trend-rising").first
-            assert "RISING" in rising.inner_text() and rising.is_visible()
-            assert "why merged" in page.inner_text("article")
-        finally:
-            browser.close()
-            shutil.rmtree(profile_dir, ignore_errors=True)
+    with chromium_page() as page:
+        page.goto(page_file.as_uri())
+        mark = page.locator("article .trend-new").first
+        assert "NEW" in mark.inner_text() and mark.is_visible()
+        # marked by style too: a coloured badge and a bar beside the item, not a glyph alone
+        assert page.evaluate("getComputedStyle(document.querySelector('.trend-new')).backgroundColor") \
+            not in ("rgba(0, 0, 0, 0)", "transparent")
+        rising = page.locator("article .trend-rising").first
+        assert "RISING" in rising.inner_text() and rising.is_visible()
+        assert "why merged" in page.inner_text("article")
 
 
 def test_live_ranker_heat_prior_reads_each_list_on_its_own_scale() -> None:

@@ -10,11 +10,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from ..display import MentraApp
 from ..engine.triggers import schedule_workflows
 from ..runtime import Runtime
 from ..scheduling import build_scheduler
 from ..settings import Settings, get_settings
+from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
@@ -36,10 +36,9 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime or Runtime.build(settings)
         app.state.runtime = rt
-        mentra = rt.displays.get("mentra")
-        if isinstance(mentra, MentraApp):
+        if rt.mentra is not None:
             # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
-            app.include_router(mentra.router)
+            app.include_router(rt.mentra.router)
         keys = KeyRing(settings, rt.store)
         if keys.empty:
             key = keys.create("serve")
@@ -53,13 +52,14 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         scheduler = None
         first_fetch = None
         if schedule:
-            scheduler = build_scheduler(rt.collector, first_run_now=False)
+            rt.index.debounce_s = SCHEDULED_DEBOUNCE_S  # a burst of fetch jobs costs one rebuild
+            scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
             assert rt.engine is not None
             schedule_workflows(scheduler, rt.engine)
             scheduler.start()
-            # first snapshot now, in the background: the API answers while sources load
-            first_fetch = asyncio.create_task(rt.engine.run("refresh_sources", trigger="startup")
-                                              if "refresh_sources" in rt.engine.workflows else rt.collector.cycle())
+            # first snapshot now, in the background, through the scheduler's own fetch job:
+            # the API answers while sources load
+            first_fetch = asyncio.create_task(rt.fetch_job.run())
         try:
             yield
         finally:

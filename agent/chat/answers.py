@@ -72,34 +72,34 @@ def render_unresolved(lang: str) -> str:
             else "I couldn't tell which one you mean. Could you name it?")
 
 
-def render_search(facts: Sequence[Fact], lang: str, style: Style) -> str:
-    """Topics about what was asked, best match first."""
+# (glasses: first item, second item; chat: heading) per language
+_SEARCH = {"zh": ("最相关的是", "还有", "最近的相关热点："), "en": ("Top match: ", "Also: ", "Trending now:")}
+_HOTTEST = {"zh": ("现在最火的是", "其次是", "现在各平台最火的："),
+            "en": ("Hottest now: ", "Next: ", "Hottest across platforms now:")}
+
+
+def _render_list(facts: Sequence[Fact], lang: str, style: Style, words: dict[str, tuple[str, str, str]]) -> str:
     if not facts:
         return render_nothing(lang)
+    first_word, next_word, head = words["zh" if lang == "zh" else "en"]
     if style == "glasses":
         first, rest = facts[0], facts[1:2]
         if lang == "zh":
-            out = f"最相关的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
-            return out + (f"还有{_say(rest[0], lang)}。" if rest else "")
-        out = f"Top match: {_say(first, lang)}, {_where(first.placements, lang, style)}."
-        return out + (f" Also: {_say(rest[0], lang)}." if rest else "")
-    head = "最近的相关热点：" if lang == "zh" else "Trending now:"
+            out = f"{first_word}{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
+            return out + (f"{next_word}{_say(rest[0], lang)}。" if rest else "")
+        out = f"{first_word}{_say(first, lang)}, {_where(first.placements, lang, style)}."
+        return out + (f" {next_word}{_say(rest[0], lang)}." if rest else "")
     return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
+
+
+def render_search(facts: Sequence[Fact], lang: str, style: Style) -> str:
+    """Topics about what was asked, best match first."""
+    return _render_list(facts, lang, style, _SEARCH)
 
 
 def render_hottest(facts: Sequence[Fact], lang: str, style: Style) -> str:
     """Hottest across platforms, on per-platform normalised heat."""
-    if not facts:
-        return render_nothing(lang)
-    if style == "glasses":
-        first, rest = facts[0], facts[1:2]
-        if lang == "zh":
-            out = f"现在最火的是{_say(first, lang)}，在{_where(first.placements, lang, style)}。"
-            return out + (f"其次是{_say(rest[0], lang)}。" if rest else "")
-        out = f"Hottest now: {_say(first, lang)}, {_where(first.placements, lang, style)}."
-        return out + (f" Next: {_say(rest[0], lang)}." if rest else "")
-    head = "现在各平台最火的：" if lang == "zh" else "Hottest across platforms now:"
-    return "\n".join([head, *(_line(n, f, lang) for n, f in enumerate(facts, 1))])
+    return _render_list(facts, lang, style, _HOTTEST)
 
 
 def render_platform(source: str, facts: Sequence[Fact], lang: str, style: Style, *, top_only: bool) -> str:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..engine.spec import write_schema
+from ..errors import ConfigError
 from ..resources import workflows_dir
 from ..settings import get_settings
 
@@ -40,14 +41,13 @@ def _load_all(paths: list[Path]) -> tuple[dict, dict]:
     from ..engine.spec import WorkflowError, load_workflow
     from ..engine.steps import STEPS
 
-    params = {name: step.Params for name, step in STEPS.items()}
     files: list[Path] = []
     for p in paths:
         files.extend(sorted(p.glob("*.y*ml")) if p.is_dir() else [p])
     ok, bad = {}, {}
     for f in files:
         try:
-            ok[f] = load_workflow(f, step_names=params)
+            ok[f] = load_workflow(f, steps=STEPS)
         except WorkflowError as exc:
             bad[f] = str(exc)
     return ok, bad
@@ -82,6 +82,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_now(args: argparse.Namespace) -> int:
+    from ..engine.values import DigestMade
     from ..runtime import Runtime
 
     settings = get_settings()
@@ -89,14 +90,22 @@ def run_now(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"offline": True})
 
     async def go() -> dict:
-        runtime = Runtime.build(settings, embedder=None if args.name != "live_captions" else "settings")
+        runtime = Runtime.build(settings)
         try:
-            await runtime.start() if args.name == "live_captions" else await runtime.refresh_topics()
             assert runtime.engine is not None
+            spec = runtime.engine.get(args.name)
+            event = getattr(spec.trigger, "event", None)
+            if event:  # as the API answers: these start from an utterance, which a command line has not
+                raise ConfigError(f"workflow {args.name!r} runs on '{event}' events, not on demand")
+            # any workflow that ranks needs the model loaded and the index built; others only read the store
+            if any(step.use == "rank" for step in spec.steps):
+                await runtime.start()
+            else:
+                await runtime.refresh_topics()
             record = await runtime.engine.run(args.name, trigger="manual")
             out = record.public()
-            if "digest_text" in record.data:
-                out["output"] = record.data["digest_text"][:2000]
+            if isinstance(record.result, DigestMade):
+                out["output"] = record.result.text[:2000]
             return out
         finally:
             await runtime.aclose()
@@ -110,6 +119,8 @@ def run_now(args: argparse.Namespace) -> int:
 
 def run_schema(args: argparse.Namespace) -> int:
     target = _folder() / "workflow.schema.json"
-    write_schema(target)
+    from ..engine.steps import STEPS
+
+    write_schema(target, STEPS)
     print(f"wrote {target}")
     return 0

@@ -9,6 +9,7 @@ from ..errors import UnknownNameError
 from .base import DEFAULT_SESSION, Display
 from .hud import HudHub, HudSubscription
 from .mentra import Heard, MentraApp, MentraConfig, TranscriptHandler
+from .mentra_display import MentraDisplay
 from .stdout import StdoutDisplay, frame_caption
 from .webhook import WebhookDisplay, WebhookStats, sign_body
 
@@ -21,6 +22,7 @@ __all__ = [
     "HudSubscription",
     "MentraApp",
     "MentraConfig",
+    "MentraDisplay",
     "StdoutDisplay",
     "TranscriptHandler",
     "WebhookDisplay",
@@ -32,12 +34,12 @@ __all__ = [
 
 # Factories take the adapter's own keyword arguments (see each class):
 #   stdout(stream=None) · hud(queue_size=8) · webhook(url, client=, secret=, ...)
-#   mentra(config: MentraConfig, on_transcript=None)
+#   mentra(config: MentraConfig, on_transcript=None): the display of a new MentraApp (its `.app`)
 DISPLAYS: dict[str, Callable[..., Display]] = {
     "stdout": StdoutDisplay,
     "hud": HudHub,
     "webhook": WebhookDisplay,
-    "mentra": MentraApp,
+    "mentra": lambda *args, **kwargs: MentraApp(*args, **kwargs).display,
 }
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..captions.caption import Caption
 
-__all__ = ["DEFAULT_SESSION", "Display"]
+__all__ = ["DEFAULT_SESSION", "CaptionFanout", "CaptionFeed", "Display"]
 
 DEFAULT_SESSION = "default"
 """Session used for captions without a `session_id` (single-user setups)."""
@@ -28,3 +28,25 @@ class Display(Protocol):
     async def clear(self, session_id: str | None = None) -> None: ...
 
     async def aclose(self) -> None: ...
+
+
+class CaptionFeed(Protocol):
+    """One viewer's feed of caption messages (JSON-ready mappings); None once it is closed."""
+
+    async def get(self) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...
+
+
+class CaptionFanout(Display, Protocol):
+    """The display that HUD pages watch: every caption of a session reaches each of its viewers.
+
+    In process today (`HudHub`); shared by several instances, it is the scale-out seam for
+    captions, since a page may be connected to another instance than the one that decided.
+    """
+
+    def subscribe(self, session_id: str | None = None) -> CaptionFeed: ...
+
+    def subscriber_count(self, session_id: str | None = None) -> int: ...
+
+    def last_caption(self, session_id: str | None = None) -> Caption | None: ...

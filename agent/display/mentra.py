@@ -12,8 +12,9 @@ are ever connected to. The WebSocket is opened in a background task right
 after the webhook answers (the cloud allows 5 s). Abnormal closes are retried
 (3 tries, 1 s doubling backoff); closes 1000/1001/1008 and
 `tpa_connection_error` end the session. The ack names the glasses
-(`capabilities.modelName`), which picks the caption profile. `MentraApp` is
-also a `Display`, so captions made elsewhere reach the glasses too.
+(`capabilities.modelName`), which picks the caption profile. Captions reach the
+glasses through `MentraApp.display` (mentra_display.py), a `Display` like any other,
+so captions made elsewhere reach the glasses too.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from ..captions.caption import Caption
-from ..captions.profiles import get_profile
-from .mentra_speech import Heard, Transcript, choose_copy, overlaps, parse_transcript
+from .mentra_display import MentraDisplay
+from .mentra_speech import Heard, Transcript, UtteranceAssembler, parse_transcript
 
 __all__ = ["DEFAULT_ALLOWED_HOSTS", "WEBHOOK_PATHS", "Heard", "MentraApp", "MentraConfig", "TranscriptHandler",
            "host_allowed", "profile_for_model"]
@@ -144,9 +145,9 @@ class _Session:
         self.task: asyncio.Task[None] | None = None
         self.connects = 0  # connection attempts, for logs and tests
         self.profile = "mentra-generic"  # until the ack names the glasses
-        self.language: str | None = app.config.languages[0] if app.config.languages else None
-        self._pending: list[Transcript] = []  # finals of the utterance being decided
-        self._flush: asyncio.Task[None] | None = None
+        # the input side: which copy of an utterance is heard, and when (mentra_speech.py)
+        self.speech = UtteranceAssembler(self._hear, languages=app.config.languages,
+                                         merge_window_s=app.config.merge_window_s, label=session_id)
 
     async def run(self) -> None:
         cfg = self.app.config
@@ -221,46 +222,15 @@ class _Session:
         self.ready.set()
         return True
 
+    @property
+    def language(self) -> str | None:
+        return self.speech.language
+
     async def _on_message(self, raw: str | bytes) -> None:
         transcript = parse_transcript(_parse(raw))
         if transcript is None or self.app.on_transcript is None:
             return
-        if not transcript.is_final:
-            # partials only help the window; the other recogniser's partials are noise
-            if transcript.language in (None, self.language):
-                await self._hear(transcript)
-            return
-        languages = self.app.config.languages
-        if self._pending and not (overlaps(self._pending[0], transcript)
-                                  and transcript.language not in {c.language for c in self._pending}):
-            await self._decide()  # a new utterance: the previous one is complete as it is
-        self._pending.append(transcript)
-        heard = {c.language for c in self._pending}
-        if len(languages) <= 1 or all(lang in heard for lang in languages):
-            await self._decide()
-        elif self._flush is None:
-            self._flush = asyncio.create_task(self._decide_later())
-
-    async def _decide_later(self) -> None:
-        await asyncio.sleep(self.app.config.merge_window_s)
-        self._flush = None  # this task is finishing: _decide must not cancel it
-        await self._decide()
-
-    async def _decide(self) -> None:
-        """One decision for the pending utterance, from the copy worth believing."""
-        if self._flush is not None:
-            self._flush.cancel()
-            self._flush = None
-        copies, self._pending = self._pending, []
-        if not copies:
-            return
-        chosen = choose_copy(copies, self.app.config.languages)
-        if chosen.language is not None:
-            self.language = chosen.language
-        if len(copies) > 1:
-            log.debug("mentra %s: kept the %s copy of one utterance, dropped %s", self.session_id,
-                      chosen.language, [c.language for c in copies if c is not chosen])
-        await self._hear(chosen)
+        await self.speech.feed(transcript)
 
     async def _hear(self, transcript: Transcript) -> None:
         assert self.app.on_transcript is not None
@@ -271,32 +241,23 @@ class _Session:
         except Exception:  # one bad transcript must not end the session
             log.exception("mentra %s: on_transcript failed", self.session_id)
             return
-        for caption in captions:
-            await self.send_caption(caption)
+        for caption in captions:  # the handler's answer for these glasses, shown by the display
+            await self.app.display.send(self.session_id, caption)
 
-    async def send_caption(self, caption: Caption) -> bool:
+    async def send(self, event: dict[str, Any]) -> bool:
+        """Send one event on this session's WebSocket; False when it is not connected and ready."""
         ws = self.ws
         if ws is None or not self.ready.is_set():
             return False
         try:
-            event = self.app.display_event(self.session_id, caption, profile=self.profile)
             await ws.send(json.dumps(event, ensure_ascii=False))
         except ConnectionClosed:
             return False
         return True
 
-    async def clear(self) -> None:
-        ws = self.ws
-        if ws is not None and self.ready.is_set():
-            event = self.app.layout_event(self.session_id, {"layoutType": "text_wall", "text": ""}, 0)
-            with contextlib.suppress(ConnectionClosed):
-                await ws.send(json.dumps(event))
-
     async def stop(self) -> None:
         self.stopped = True
-        if self._flush is not None:
-            self._flush.cancel()
-            self._flush = None
+        self.speech.close()
         if self.ws is not None:
             with contextlib.suppress(ConnectionClosed):
                 await self.ws.close()
@@ -322,14 +283,19 @@ def _parse(raw: str | bytes) -> dict[str, Any]:
 
 
 class MentraApp:
-    """MentraOS app server + `Display`. Mount `app.router` on the FastAPI app."""
+    """The MentraOS app server: the session webhook and each session's WebSocket.
 
-    name = "mentra"
+    Transcripts go in through `on_transcript` (the input side, one per utterance by
+    mentra_speech.py's rule); captions go out through `app.display`, a `MentraDisplay`
+    (mentra_display.py), which is the only part that is a `Display`. Mount `app.router`
+    on the FastAPI app.
+    """
 
     def __init__(self, config: MentraConfig, on_transcript: TranscriptHandler | None = None) -> None:
         self.config = config
         self.on_transcript = on_transcript
         self.sessions: dict[str, _Session] = {}
+        self.display = MentraDisplay(self)
         self.router = APIRouter(tags=["mentra"])
         for path in WEBHOOK_PATHS:
             self.router.add_api_route(path, self._webhook, methods=["POST"], summary="MentraOS session webhook",
@@ -382,51 +348,6 @@ class MentraApp:
             while (session := self.sessions.get(session_id)) is None:
                 await asyncio.sleep(0.01)
             await session.ready.wait()
-
-    def layout_event(self, session_id: str, layout: dict[str, Any], duration_ms: int) -> dict[str, Any]:
-        return {
-            "type": "display_event",
-            "packageName": self.config.package_name,
-            "sessionId": session_id,
-            "view": "main",
-            "layout": layout,
-            "durationMs": duration_ms,
-            "timestamp": _now_iso(),
-        }
-
-    def display_event(self, session_id: str, caption: Caption, *, profile: str | None = None) -> dict[str, Any]:
-        """The `display_event` for a caption, shaped so that all of it shows on `profile`.
-
-        A card renders as title, blank line, body on one page (the G1 does exactly
-        that), so a card is used only when those fit the profile's lines; the G1
-        always gets a text wall, which uses all five of its lines.
-        """
-        lines = list(caption.lines) or [caption.text]
-        name = profile or caption.profile
-        max_lines = get_profile(name).max_lines if name else len(lines) + 1
-        card_fits = 1 < len(lines) and len(lines) + 1 <= max_lines
-        if self.config.layout == "reference_card" and name != "even-g1" and card_fits:
-            layout = {"layoutType": "reference_card", "title": lines[0], "text": "\n".join(lines[1:])}
-        else:
-            layout = {"layoutType": "text_wall", "text": "\n".join(lines)}
-        return self.layout_event(session_id, layout, caption.ttl_ms)
-
-    async def show(self, caption: Caption) -> bool:
-        """Send to the caption's session, or to every session when it names none."""
-        if caption.expired():
-            return False
-        if caption.session_id is not None:
-            session = self.sessions.get(caption.session_id)
-            return await session.send_caption(caption) if session else False
-        results = [await s.send_caption(caption) for s in tuple(self.sessions.values())]
-        return any(results)
-
-    async def clear(self, session_id: str | None = None) -> None:
-        targets = [self.sessions[session_id]] if session_id in self.sessions else (
-            list(self.sessions.values()) if session_id is None else []
-        )
-        for session in targets:
-            await session.clear()
 
     async def aclose(self) -> None:
         for session_id in tuple(self.sessions):

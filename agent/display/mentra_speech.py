@@ -22,12 +22,16 @@ recogniser's guess. The rule, kept deliberately simple and checkable:
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Heard", "Transcript", "choose_copy", "overlaps", "parse_transcript"]
+__all__ = ["Heard", "Transcript", "UtteranceAssembler", "choose_copy", "overlaps", "parse_transcript"]
+
+log = logging.getLogger(__name__)
 
 # A language tag's base → the script its real transcripts are written in.
 _SCRIPTS: dict[str, re.Pattern[str]] = {
@@ -110,3 +114,60 @@ def choose_copy(copies: Sequence[Transcript], languages: Sequence[str]) -> Trans
             return copy
     latin = [c for c in ranked if _base(c.language) not in _SCRIPTS]
     return (latin or ranked)[0]
+
+
+class UtteranceAssembler:
+    """One session's transcripts → one `hear(transcript)` per utterance, by the rule above.
+
+    The input side of a MentraOS session: it only decides which copy is heard and when;
+    what is heard goes to the live loop through `hear`.
+    """
+
+    def __init__(self, hear: Callable[[Transcript], Awaitable[None]], *, languages: Sequence[str],
+                 merge_window_s: float, label: str = "") -> None:
+        self.hear, self.languages, self.merge_window_s, self.label = hear, tuple(languages), merge_window_s, label
+        self.language: str | None = self.languages[0] if self.languages else None  # of the last chosen copy
+        self._pending: list[Transcript] = []  # finals of the utterance being decided
+        self._flush: asyncio.Task[None] | None = None
+
+    async def feed(self, transcript: Transcript) -> None:
+        if not transcript.is_final:
+            # partials only help the window; the other recogniser's partials are noise
+            if transcript.language in (None, self.language):
+                await self.hear(transcript)
+            return
+        if self._pending and not (overlaps(self._pending[0], transcript)
+                                  and transcript.language not in {c.language for c in self._pending}):
+            await self._decide()  # a new utterance: the previous one is complete as it is
+        self._pending.append(transcript)
+        heard = {c.language for c in self._pending}
+        if len(self.languages) <= 1 or all(lang in heard for lang in self.languages):
+            await self._decide()
+        elif self._flush is None:
+            self._flush = asyncio.create_task(self._decide_later())
+
+    async def _decide_later(self) -> None:
+        await asyncio.sleep(self.merge_window_s)
+        self._flush = None  # this task is finishing: _decide must not cancel it
+        await self._decide()
+
+    async def _decide(self) -> None:
+        """One decision for the pending utterance, from the copy worth believing."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        copies, self._pending = self._pending, []
+        if not copies:
+            return
+        chosen = choose_copy(copies, self.languages)
+        if chosen.language is not None:
+            self.language = chosen.language
+        if len(copies) > 1:
+            log.debug("mentra %s: kept the %s copy of one utterance, dropped %s", self.label,
+                      chosen.language, [c.language for c in copies if c is not chosen])
+        await self.hear(chosen)
+
+    def close(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None

@@ -6,18 +6,18 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import TrendLensError, UnknownNameError
+from ..errors import ConfigError, TrendLensError, UnknownNameError
 from ..models import utcnow
-from .spec import WorkflowError, WorkflowSpec, load_workflow
+from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
+from .values import Start
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import StepDeps
 
 __all__ = ["RunRecord", "StepOutcome", "WorkflowEngine"]
 
@@ -44,7 +44,7 @@ class RunRecord:
     status: Status = "ok"
     steps: list[StepOutcome] = field(default_factory=list)
     error: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    result: Any = None  # the last value the run made (agent/engine/values.py), or the one a Stop carried
 
     def public(self) -> dict[str, Any]:
         return {"workflow": self.workflow, "trigger": self.trigger, "started_at": self.started_at,
@@ -55,8 +55,8 @@ class RunRecord:
 class WorkflowEngine:
     """Loads workflows from a folder and runs them; one bad file never hides the others."""
 
-    def __init__(self, runtime: Runtime, folder: Path, *, record: bool = True) -> None:
-        self.runtime, self.folder, self.record = runtime, folder, record
+    def __init__(self, deps: StepDeps, folder: Path, *, record: bool = True) -> None:
+        self.deps, self.folder, self.record = deps, folder, record
         self.workflows: dict[str, WorkflowSpec] = {}
         self.errors: dict[str, str] = {}
         self.reload()
@@ -64,10 +64,9 @@ class WorkflowEngine:
     def reload(self) -> None:
         self.workflows.clear()
         self.errors.clear()
-        params = {name: step.Params for name, step in STEPS.items()}
         for path in sorted(self.folder.glob("*.y*ml")):
             try:
-                spec = load_workflow(path, step_names=params)
+                spec = load_workflow(path, steps=STEPS)
             except WorkflowError as exc:
                 self.errors[path.name] = str(exc)
                 log.error("%s", exc)
@@ -88,25 +87,31 @@ class WorkflowEngine:
         return [w for w in self.workflows.values()
                 if w.enabled and not isinstance(w.trigger, str) and getattr(w.trigger, "event", None) == event]
 
-    async def run(self, name: str, *, trigger: str = "manual", data: Mapping[str, Any] | None = None) -> RunRecord:
+    async def run(self, name: str, *, trigger: str = "manual", value: Any = None) -> RunRecord:
+        """Run a workflow from `value` (an `Utterance` for utterance workflows; `Start()` by default)."""
         spec = self.get(name)
-        ctx = RunContext(runtime=self.runtime, workflow=spec.name, trigger=trigger, data=dict(data or {}))
+        value = Start() if value is None else value
+        if not isinstance(value, start_type(spec)):
+            raise ConfigError(f"workflow {spec.name!r} starts from {start_type(spec).__name__}, "
+                              f"not {type(value).__name__}")
+        ctx = RunContext(deps=self.deps, workflow=spec.name, trigger=trigger)
         record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat())
         for step_spec in spec.steps:
             step = STEPS[step_spec.use]
-            params = step.Params.model_validate(step_spec.params)
+            params = step_spec.params
             started = time.perf_counter()
             attempts = 0
             while True:
                 attempts += 1
                 try:
-                    coro = step.run(ctx, params)
-                    result = await (asyncio.wait_for(coro, step_spec.timeout_s) if step_spec.timeout_s else coro)
+                    coro = step.run(ctx, value, params)
+                    value, detail = await (asyncio.wait_for(coro, step_spec.timeout_s)
+                                           if step_spec.timeout_s else coro)
                     outcome = StepOutcome(step=step_spec.use, status="ok", attempts=attempts,
-                                          elapsed_ms=(time.perf_counter() - started) * 1000,
-                                          detail=str(result or ""))
+                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
                     break
                 except Stop as stop:
+                    value = stop.value if stop.value is not None else value
                     outcome = StepOutcome(step=step_spec.use, status="stopped", attempts=attempts,
                                           elapsed_ms=(time.perf_counter() - started) * 1000, detail=stop.reason)
                     break
@@ -125,7 +130,7 @@ class WorkflowEngine:
                 record.error = f"{outcome.step}: {outcome.detail}" if outcome.status == "error" else None
                 break
         record.finished_at = utcnow().isoformat()
-        record.data = ctx.data
+        record.result = value
         if record.status == "error":
             log.warning("workflow %s failed: %s", spec.name, record.error)
         if self.record:
@@ -134,7 +139,7 @@ class WorkflowEngine:
 
     def _save(self, record: RunRecord) -> None:
         try:
-            with self.runtime.store.transaction() as db:
+            with self.deps.store.transaction() as db:
                 db.execute(
                     "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -146,5 +151,5 @@ class WorkflowEngine:
     def recent_runs(self, limit: int = 20, workflow: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT * FROM workflow_runs" + (" WHERE workflow = ?" if workflow else "")
         sql += " ORDER BY id DESC LIMIT ?"
-        rows = self.runtime.store.query(sql, (workflow, limit) if workflow else (limit,))
+        rows = self.deps.store.query(sql, (workflow, limit) if workflow else (limit,))
         return [{**dict(r), "steps": json.loads(r["steps"])} for r in rows]

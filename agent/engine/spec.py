@@ -14,8 +14,9 @@ A workflow is a trigger plus a list of steps. Steps accept short forms:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 import yaml
 from pydantic import (
@@ -30,8 +31,10 @@ from pydantic import (
 )
 
 from ..errors import ConfigError
+from .values import Start, Utterance
 
-__all__ = ["SCHEMA_HEADER", "StepSpec", "WorkflowError", "WorkflowSpec", "load_workflow", "write_schema"]
+__all__ = ["SCHEMA_HEADER", "StepLike", "StepSpec", "WorkflowError", "WorkflowSpec", "load_workflow", "start_type",
+           "write_schema"]
 
 SCHEMA_HEADER = "# yaml-language-server: $schema=./workflow.schema.json"
 
@@ -87,11 +90,24 @@ Trigger = Annotated[
 ]
 
 
+class StepLike(Protocol):
+    """What the loader needs of a registered step (`agent.engine.steps.Step`)."""
+
+    @property
+    def Params(self) -> type[BaseModel]: ...  # noqa: N802 - the step's parameter model
+
+    @property
+    def makes(self) -> type | None: ...
+
+    def inputs(self, params: BaseModel) -> tuple[type, ...]: ...
+
+
 class StepSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     use: str = Field(description="step name from the step registry")
-    params: dict[str, Any] = Field(default_factory=dict, alias="with")
+    # the raw mapping as parsed; `load_workflow` replaces it with the step's validated Params model
+    params: Any = Field(default_factory=dict, alias="with")
     timeout_s: float | None = Field(default=None, gt=0)
     retries: int = Field(default=0, ge=0, le=10)
     backoff_s: float = Field(default=0.2, ge=0)
@@ -136,8 +152,20 @@ def _locate(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def load_workflow(path: Path, *, step_names: dict[str, type[BaseModel]] | None = None) -> WorkflowSpec:
-    """Load and validate one workflow file; every problem is a WorkflowError naming file:line."""
+def start_type(spec: WorkflowSpec) -> type:
+    """The value a run of this workflow starts from."""
+    return Utterance if getattr(spec.trigger, "event", None) == "utterance" else Start
+
+
+def load_workflow(path: Path, *, step_names: dict[str, type[BaseModel]] | None = None,
+                  steps: Mapping[str, StepLike] | None = None) -> WorkflowSpec:
+    """Load and validate one workflow file; every problem is a WorkflowError naming file:line.
+
+    With `steps` (the registry), each step's params become its validated Params model and the
+    chain is checked: each step must accept the value the step before it makes.
+    """
+    if steps is not None:
+        step_names = {name: step.Params for name, step in steps.items()}
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -166,17 +194,55 @@ def load_workflow(path: Path, *, step_names: dict[str, type[BaseModel]] | None =
                 line = _locate(root, ("steps", index))
                 raise WorkflowError(f"{path}:{line}: unknown step {step.use!r}; valid: {', '.join(sorted(step_names))}")
             try:
-                params_model.model_validate(step.params)
+                step.params = params_model.model_validate(step.params)
             except ValidationError as exc:
                 err = exc.errors()[0]
                 line = _locate(root, ("steps", index, "with", *err["loc"]))
                 where = ".".join(str(p) for p in err["loc"])
                 raise WorkflowError(f"{path}:{line}: step {step.use!r}: {where}: {err['msg']}") from None
+    if steps is not None:
+        current = start_type(spec)
+        for index, step in enumerate(spec.steps):
+            registered = steps[step.use]
+            accepted = registered.inputs(step.params)
+            if not issubclass(current, accepted):
+                line = _locate(root, ("steps", index))
+                before = (f"the step before makes {current.__name__}" if index
+                          else f"its trigger starts it from {current.__name__}")
+                raise WorkflowError(f"{path}:{line}: step {step.use!r} takes "
+                                    f"{' or '.join(t.__name__ for t in accepted)}, but {before}")
+            current = registered.makes or current
     return spec
 
 
-def write_schema(path: Path) -> None:
-    """Write the JSON Schema that editors use to check workflow files."""
+def _step_schemas(steps: Mapping[str, StepLike], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """One schema per step and form (`- gate`, `- rank: {...}`, `- use: rank` + `with:`), so an
+    editor checks each step's parameters: the union is discriminated by the step's name."""
+    policy = {k: v for k, v in StepSpec.model_json_schema()["properties"].items()
+              if k in ("timeout_s", "retries", "backoff_s")}
+    variants: list[dict[str, Any]] = []
+    for name in sorted(steps):
+        params = steps[name].Params.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(params.pop("$defs", {}))
+        title = params.get("title", name)
+        defs[title] = params
+        ref = {"$ref": f"#/$defs/{title}"}
+        if not params.get("required"):
+            variants.append({"const": name, "title": f"{name} (no parameters)"})
+        variants.append({"type": "object", "title": f"{name}: params", "properties": {name: ref},
+                         "required": [name], "additionalProperties": False})
+        variants.append({"type": "object", "title": f"use: {name}",
+                         "properties": {"use": {"const": name}, "with": ref, **policy},
+                         "required": ["use"], "additionalProperties": False})
+    return variants
+
+
+def write_schema(path: Path, steps: Mapping[str, StepLike] | None = None) -> None:
+    """Write the JSON Schema that editors use to check workflow files (step parameters included)."""
     schema = WorkflowSpec.model_json_schema()
     schema["title"] = "TrendLens workflow"
+    if steps is not None:
+        defs = schema.setdefault("$defs", {})
+        defs.pop("StepSpec", None)
+        schema["properties"]["steps"]["items"] = {"oneOf": _step_schemas(steps, defs)}
     path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,47 +1,45 @@
-"""The step registry: every step a workflow may name, each with typed params.
+"""The step registry: every step a workflow may name, each with typed params, input and output.
 
-A step is `run(ctx, params)`; it reads and writes `ctx.data` (the run's
-blackboard: utterance, session, ranked, decision, caption, digest...) and may
-raise `Stop(reason)` to end the run quietly — the gate does, most of the time.
+A step is `run(ctx, value, params) -> (value, detail)`: it takes the value the step before made
+(agent/engine/values.py), returns the next one and a one-line detail for the run record, and
+may raise `Stop(reason, value)` to end the run quietly: the gate does, most of the time. Each
+step says which value types it accepts and which it makes, and the loader checks a workflow's
+chain before it runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
+from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Silenced, Start, Utterance
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import StepDeps
 
 __all__ = ["STEPS", "RunContext", "Step", "Stop"]
 
 
 class Stop(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """End the run early and quietly (e.g. the gate decided to stay silent)."""
+    """End the run early and quietly (e.g. the gate decided to stay silent), with the run's last value."""
 
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
+    def __init__(self, reason: str, value: Any = None) -> None:
+        self.reason, self.value = reason, value
         super().__init__(reason)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunContext:
-    runtime: Runtime
+    deps: StepDeps
     workflow: str
     trigger: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def need(self, key: str, step: str) -> Any:
-        if key not in self.data:
-            raise ConfigError(f"step {step!r} needs {key!r}, which no earlier step produced")
-        return self.data[key]
 
 
 class _Params(BaseModel):
@@ -52,8 +50,15 @@ class _Params(BaseModel):
 class Step:
     name: str
     Params: type[BaseModel]
-    run: Callable[[RunContext, Any], Awaitable[str | None]]
+    run: Callable[[RunContext, Any, Any], Awaitable[tuple[Any, str]]]
     doc: str
+    accepts: tuple[type, ...] = (Start,)
+    makes: type | None = None  # None: passes on the type it was given
+
+    def inputs(self, params: BaseModel) -> tuple[type, ...]:
+        """The value types this step accepts with these params."""
+        narrow = getattr(params, "accepts", None)
+        return narrow() if callable(narrow) else self.accepts
 
 
 # --- fetch -----------------------------------------------------------------
@@ -61,11 +66,10 @@ class FetchParams(_Params):
     sources: list[str] | None = Field(default=None, description="sources to fetch; all when omitted")
 
 
-async def fetch(ctx: RunContext, p: FetchParams) -> str:
-    outcomes = await ctx.runtime.collector.cycle(p.sources)  # the runtime re-indexes after each cycle
-    ok = sum(o.ok for o in outcomes)
-    ctx.data["fetch"] = {o.source: o.status for o in outcomes}
-    return f"{ok}/{len(outcomes)} sources ok"
+async def fetch(ctx: RunContext, _: Start, p: FetchParams) -> tuple[Fetched, str]:
+    statuses = await ctx.deps.fetch(p.sources)  # the scheduler's own fetch job; the index follows
+    ok = sum(status == "ok" for status in statuses.values())
+    return Fetched(statuses), f"{ok}/{len(statuses)} sources ok"
 
 
 # --- rank ------------------------------------------------------------------
@@ -78,21 +82,19 @@ class RankParams(_Params):
         "(0 = off): the window gives context, but new captions need new words about them"))
 
 
-async def rank(ctx: RunContext, p: RankParams) -> str:
-    session = ctx.need("session", "rank")
-    early = session.gate.blocked(ctx.data.get("now", 0.0))
+async def rank(ctx: RunContext, said: Utterance, p: RankParams) -> tuple[Candidates, str]:
+    session = said.session
+    early = session.gate.blocked(said.now)
     if early is not None:
-        ctx.data["decision"] = early
-        raise Stop(early.reason)
+        raise Stop(early.reason, Silenced(said, early))
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
-    shown = session.gate.recently_shown(ctx.data.get("now", 0.0))
-    exclude = ctx.runtime.members_of(shown)
+    exclude = ctx.deps.members_of(session.gate.recently_shown(said.now))
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
-    ranked = await ctx.runtime.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
-                                    gate=True, gate_offset=session.gate.policy.relevance_offset,
-                                    latest=ctx.data.get("utterance"), latest_top_k=p.latest_top_k)
-    ctx.data["ranked"] = ranked
-    return f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
+    ranked = await ctx.deps.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
+                                 gate=True, gate_offset=session.gate.policy.relevance_offset,
+                                 latest=said.text, latest_top_k=p.latest_top_k)
+    detail = f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
+    return Candidates(said, ranked), detail
 
 
 # --- filter ----------------------------------------------------------------
@@ -101,35 +103,28 @@ class FilterParams(_Params):
     exclude: list[str] = Field(default_factory=list, description="drop items containing any of these")
     regex: str | None = Field(default=None, description="keep only titles matching this regular expression")
     sources: list[str] | None = None
-    key: Literal["ranked", "topics"] = "ranked"
+    key: Literal["ranked"] = Field(default="ranked", description="what is filtered: the ranked candidates")
 
 
-async def filter_items(ctx: RunContext, p: FilterParams) -> str:
-    items = ctx.need(p.key, "filter")
+async def filter_items(ctx: RunContext, found: Candidates, p: FilterParams) -> tuple[Candidates, str]:
     try:
         pattern = re.compile(p.regex) if p.regex else None
     except re.error as exc:
         raise ConfigError(f"filter regex {p.regex!r} is invalid: {exc}") from None
-
-    def title_of(item: Any) -> tuple[str, str]:
-        topic = getattr(item, "topic", item)
-        topic = getattr(topic, "topic", topic)
-        return f"{topic.title} {topic.summary or ''}".casefold(), topic.source
-
     kept = []
-    for item in items:
-        text, source = title_of(item)
+    for item in found.ranked:
+        topic = item.topic
+        text = f"{topic.title} {topic.summary or ''}".casefold()
         if p.include and not any(w.casefold() in text for w in p.include):
             continue
         if any(w.casefold() in text for w in p.exclude):
             continue
         if pattern and not pattern.search(text):
             continue
-        if p.sources and source not in p.sources:
+        if p.sources and topic.source not in p.sources:
             continue
         kept.append(item)
-    ctx.data[p.key] = kept
-    return f"kept {len(kept)}/{len(items)}"
+    return Candidates(found.utterance, kept), f"kept {len(kept)}/{len(found.ranked)}"
 
 
 # --- gate ------------------------------------------------------------------
@@ -137,19 +132,17 @@ class GateParams(_Params):
     pass
 
 
-async def gate(ctx: RunContext, p: GateParams) -> str:
+async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
     from ..gating import Candidate
 
-    session = ctx.need("session", "gate")
-    ranked = ctx.data.get("ranked", [])
-    key = ctx.runtime.story_key
-    decision = session.gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=key(r.topic.id)) for r in ranked],
-                                   ctx.data.get("now", 0.0))
-    ctx.data["decision"] = decision
+    said = found.utterance
+    key = ctx.deps.story_key
+    decision = said.session.gate.decide(
+        [Candidate(topic_id=r.topic.id, score=r.score, key=key(r.topic.id)) for r in found.ranked], said.now)
     if not decision.show:
-        raise Stop(decision.reason)
-    ctx.data["chosen"] = next(r for r in ranked if r.topic.id == decision.topic_id)
-    return decision.reason
+        raise Stop(decision.reason, Silenced(said, decision))
+    chosen = next(r for r in found.ranked if r.topic.id == decision.topic_id)
+    return Chosen(said, decision, chosen), decision.reason
 
 
 # --- caption ---------------------------------------------------------------
@@ -158,14 +151,11 @@ class CaptionParams(_Params):
     ttl_ms: int | None = Field(default=None, ge=1000, le=120_000)
 
 
-async def caption(ctx: RunContext, p: CaptionParams) -> str:
-    chosen = ctx.need("chosen", "caption")
-    session = ctx.data.get("session")
-    profile = p.profile or (session.profile if session else "hud-web")
-    made = ctx.runtime.compose_caption(chosen, profile=profile, ttl_ms=p.ttl_ms,
-                                       session_id=session.id if session else None)
-    ctx.data["caption"] = made
-    return made.text.replace("\n", " / ")
+async def caption(ctx: RunContext, picked: Chosen, p: CaptionParams) -> tuple[Captioned, str]:
+    session = picked.utterance.session
+    made = ctx.deps.compose_caption(picked.chosen, profile=p.profile or session.profile, ttl_ms=p.ttl_ms,
+                                    session_id=session.id)
+    return Captioned(picked.utterance, picked.decision, picked.chosen, made), made.text.replace("\n", " / ")
 
 
 # --- summarize (optional LLM wording, template fallback) --------------------
@@ -173,27 +163,29 @@ class SummarizeParams(_Params):
     timeout_s: float = Field(default=2.0, gt=0, le=30)
 
 
-async def summarize(ctx: RunContext, p: SummarizeParams) -> str:
-    made = ctx.need("caption", "summarize")
-    chosen = ctx.need("chosen", "summarize")
-    gloss = await ctx.runtime.gloss(chosen.topic.title, ctx.data.get("utterance", ""), timeout_s=p.timeout_s)
+async def summarize(ctx: RunContext, done: Captioned, p: SummarizeParams) -> tuple[Captioned, str]:
+    gloss = await ctx.deps.gloss(done.chosen.topic.title, done.utterance.text, timeout_s=p.timeout_s)
     if gloss is None:
-        return "kept template (no LLM configured, or it was slow or failed)"
-    ctx.data["caption"] = ctx.runtime.compose_caption(chosen, profile=made.profile, ttl_ms=made.ttl_ms,
-                                                      session_id=made.session_id, summary=gloss)
-    return "summarized"
+        return done, "kept template (no LLM configured, or it was slow or failed)"
+    made = done.caption
+    reworded = ctx.deps.compose_caption(done.chosen, profile=made.profile, ttl_ms=made.ttl_ms,
+                                        session_id=made.session_id, summary=gloss)
+    return Captioned(done.utterance, done.decision, done.chosen, reworded), "summarized"
 
 
 # --- push ------------------------------------------------------------------
 class PushParams(_Params):
     display: str = Field(default="session", description="'session' (the session's displays) or an adapter name")
-    key: Literal["caption", "digest"] = "caption"
+    key: Literal["caption", "digest"] = Field(default="caption", description="what the step before made")
+
+    def accepts(self) -> tuple[type, ...]:
+        return (DigestMade,) if self.key == "digest" else (Captioned,)
 
 
-async def push(ctx: RunContext, p: PushParams) -> str:
-    item = ctx.need(p.key, "push")
-    delivered = await ctx.runtime.push(item, display=p.display)
-    return f"pushed to {', '.join(delivered) or 'nothing'}"
+async def push(ctx: RunContext, made: Captioned | DigestMade, p: PushParams) -> tuple[Captioned | DigestMade, str]:
+    item = made.caption if isinstance(made, Captioned) else made.digest
+    delivered = await ctx.deps.push(item, display=p.display)
+    return made, f"pushed to {', '.join(delivered) or 'nothing'}"
 
 
 # --- digest ----------------------------------------------------------------
@@ -205,22 +197,21 @@ class DigestParams(_Params):
     path: str | None = Field(default=None, description="file to write, relative to the data dir; may use {date}")
 
 
-async def digest(ctx: RunContext, p: DigestParams) -> str:
+async def digest(ctx: RunContext, _: Start | Fetched, p: DigestParams) -> tuple[DigestMade, str]:
     from ..digest import build_digest, render_digest
     from ..models import utcnow
 
-    d = await ctx.runtime.in_thread(build_digest, ctx.runtime.store, lang=p.lang, limit=p.limit,
-                                    since_hours=p.since_hours, clusters=ctx.runtime.cluster_list() or None)
+    d = await asyncio.to_thread(build_digest, ctx.deps.store, lang=p.lang, limit=p.limit,
+                                since_hours=p.since_hours, clusters=ctx.deps.cluster_list() or None)
     rendered = render_digest(d, p.format)
-    ctx.data["digest"] = d
-    ctx.data["digest_text"] = rendered
+    made = DigestMade(d, rendered)
     if p.path:
-        target = ctx.runtime.settings.data_dir / p.path.format(date=utcnow().date().isoformat())
-        if not target.resolve().is_relative_to(ctx.runtime.settings.data_dir.resolve()):
+        target = ctx.deps.data_dir / p.path.format(date=utcnow().date().isoformat())
+        if not target.resolve().is_relative_to(ctx.deps.data_dir.resolve()):
             raise ConfigError(f"digest path {p.path!r} leaves the data directory")
-        await ctx.runtime.in_thread(_write, target, rendered)
-        return f"{len(d.items)} items → {target}"
-    return f"{len(d.items)} items"
+        await asyncio.to_thread(_write, target, rendered)
+        return made, f"{len(d.items)} items → {target}"
+    return made, f"{len(d.items)} items"
 
 
 def _write(path: Path, text: str) -> None:
@@ -233,13 +224,20 @@ def _write(path: Path, text: str) -> None:
 STEPS: dict[str, Step] = {
     s.name: s
     for s in (
-        Step("fetch", FetchParams, fetch, "fetch sources once and refresh the ranking index"),
-        Step("rank", RankParams, rank, "rank current topics against the session's conversation"),
-        Step("filter", FilterParams, filter_items, "keep/drop items by keywords, regex or source"),
-        Step("gate", GateParams, gate, "decide whether to show the best candidate now"),
-        Step("caption", CaptionParams, caption, "compose a caption that fits the display profile"),
-        Step("summarize", SummarizeParams, summarize, "reword the caption with the configured LLM, if any"),
-        Step("push", PushParams, push, "send the caption or digest to displays"),
-        Step("digest", DigestParams, digest, "build the digest of top topics; optionally write it to a file"),
+        Step("fetch", FetchParams, fetch, "fetch sources once and refresh the ranking index",
+             (Start,), Fetched),
+        Step("rank", RankParams, rank, "rank current topics against the session's conversation",
+             (Utterance,), Candidates),
+        Step("filter", FilterParams, filter_items, "keep/drop candidates by keywords, regex or source",
+             (Candidates,)),
+        Step("gate", GateParams, gate, "decide whether to show the best candidate now",
+             (Candidates,), Chosen),
+        Step("caption", CaptionParams, caption, "compose a caption that fits the display profile",
+             (Chosen,), Captioned),
+        Step("summarize", SummarizeParams, summarize, "reword the caption with the configured LLM, if any",
+             (Captioned,)),
+        Step("push", PushParams, push, "send the caption or digest to displays", (Captioned, DigestMade)),
+        Step("digest", DigestParams, digest, "build the digest of top topics; optionally write it to a file",
+             (Start, Fetched), DigestMade),
     )
 }

@@ -19,12 +19,13 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import ModelError, UnknownNameError
 from .devices import DeviceProbes, select_device
+from .vectors import MAX_TEXT_CHARS, Role, _clip, _normalise
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -43,32 +44,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Role = Literal["query", "passage"]
-
-#: Longest text handed to a model. Both models stop at 512 tokens anyway; cutting the
-#: characters first keeps tokenisation of a pasted megabyte from costing seconds.
-MAX_TEXT_CHARS = 2000
-
-
-def _clip(texts: Sequence[str]) -> list[str]:
-    out = []
-    for t in texts:
-        t = t if isinstance(t, str) else str(t)
-        if len(t) > MAX_TEXT_CHARS:
-            t = t[-MAX_TEXT_CHARS:]  # keep the most recent part of a conversation
-        out.append(t)
-    return out
-
-
-def _normalise(m: np.ndarray) -> np.ndarray:
-    m = np.asarray(m, dtype=np.float32)
-    if m.ndim == 1:
-        m = m[None, :]
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return (m / norms).astype(np.float32, copy=False)
-
-
+# Role, MAX_TEXT_CHARS, _clip and _normalise live in vectors.py (remote.py needs them too)
 @runtime_checkable
 class Embedder(Protocol):
     name: str  # cache key: changes whenever vectors would change

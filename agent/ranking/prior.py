@@ -7,16 +7,13 @@ never one raw scale across platforms; `prior` mixes it with rising velocity and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from .heat import HeatRow, normalised_heat
 
-if TYPE_CHECKING:
-    from .snapshot import RankerEntry
-
-__all__ = ["fair_heat", "prior", "topic_priors"]
+__all__ = ["PriorEntry", "fair_heat", "prior", "topic_priors"]
 
 
 def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -24,14 +21,24 @@ def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
     return 0.5 * heat + 0.3 * rising + 0.2 * new
 
 
-def fair_heat(entries: Sequence[RankerEntry]) -> np.ndarray:
+class PriorEntry(Protocol):
+    """What the prior reads of an index entry (`snapshot.RankerEntry`): its topic and heat history."""
+
+    @property
+    def topic(self) -> Any: ...
+
+    @property
+    def prior(self) -> Any: ...
+
+
+def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
     """Each entry's heat read against its own platform's list (agent/ranking/heat.py), not one raw
     scale. Pass every entry of the platforms concerned: a platform's list is read as a whole."""
     fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
     return np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
 
 
-def topic_priors(entries: Sequence[RankerEntry], heat: np.ndarray | None = None) -> np.ndarray:
+def topic_priors(entries: Sequence[PriorEntry], heat: np.ndarray | None = None) -> np.ndarray:
     """The prior of each entry; `heat` is their fair heat when the caller already has it."""
     if not entries:
         return np.zeros(0, dtype=np.float32)

@@ -25,7 +25,7 @@ import httpx
 import numpy as np
 
 from ..errors import ModelError
-from .embedders import Role, _clip, _normalise
+from .vectors import Role, _clip, _normalise
 
 __all__ = ["OpenAIEmbedder", "RoleMode", "api_base", "from_settings"]
 

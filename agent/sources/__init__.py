@@ -10,6 +10,7 @@ from .base import Endpoint, Source
 from .bilibili import Bilibili
 from .douyin import Douyin
 from .feed import Feed, feed_sources
+from .fetcher import Fetcher
 from .github_trending import GithubTrending
 from .google_trends import GoogleTrends
 from .hackernews import HackerNews
@@ -24,7 +25,7 @@ from .zhihu import Zhihu
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["REGISTRY", "Endpoint", "Source", "build_sources", "source_class"]
+__all__ = ["REGISTRY", "Endpoint", "Fetcher", "Source", "build_sources", "source_class"]
 
 # Order is the display order in `trendlens sources`.
 REGISTRY: dict[str, type[Source]] = {

@@ -1,8 +1,8 @@
 """What every trend source is: a name, its endpoints (preferred first), and a parser.
 
-A source never does HTTP itself: `fetch` receives an `HttpFetcher` (retries, size
-cap, conditional GET) built around one shared `httpx.AsyncClient`, so tests swap
-in `httpx.MockTransport` and nothing is patched.
+A source never does HTTP itself: `fetch` receives a `Fetcher` (agent/sources/fetcher.py;
+`HttpFetcher` in practice: retries, size cap, conditional GET) built around one shared
+`httpx.AsyncClient`, so tests swap in `httpx.MockTransport` and nothing is patched.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ..heat import parse_heat
 from ..models import Lang, Topic, detect_lang, stable_id, utcnow
 
 if TYPE_CHECKING:
-    from ..fetching import HttpFetcher
     from ..settings import Settings
+    from .fetcher import Fetcher
 
 __all__ = [
     "Endpoint",
@@ -112,7 +112,7 @@ class Source(ABC):
             raise ParseError(self.name, f"unexpected response shape ({type(exc).__name__}: {exc})"[:300],
                              url=url) from None
 
-    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+    async def fetch(self, http: Fetcher) -> list[Topic]:
         """Fetch the hot list: each endpoint in turn until one parses."""
         failures: list[SourceError] = []
         for endpoint in self.endpoints():
@@ -209,11 +209,10 @@ def _combine(source: str, failures: list[SourceError]) -> SourceError:
         return failures[0]
     first = failures[0]
     rest = "; ".join(f"{f.kind}: {f.message}" for f in failures[1:])
-    # Keep the preferred endpoint's error type so health shows the real cause.
-    combined = type(first).__new__(type(first))
-    SourceError.__init__(combined, source, f"{first.message} (fallbacks failed too: {rest})", url=first.url)
-    if isinstance(first, FetchError) and isinstance(combined, FetchError):
-        combined.transient, combined.status = first.transient, first.status
+    # Keep the preferred endpoint's error type so health shows the real cause; every endpoint's
+    # own failure stays reachable as the cause, one exception group, preferred endpoint first.
+    combined = first.retold(f"{first.message} (fallbacks failed too: {rest})")
+    combined.__cause__ = ExceptionGroup(f"{source}: every endpoint failed", failures)
     return combined
 
 

@@ -20,7 +20,7 @@ from .base import Endpoint, Source, _combine, check_envelope, load_json
 if TYPE_CHECKING:
     import httpx
 
-    from ..fetching import HttpFetcher
+    from .fetcher import Fetcher
 
 HOTWORD_URL = "https://s.search.bilibili.com/main/hotword?limit=30"
 POPULAR_URL = "https://api.bilibili.com/x/web-interface/popular"
@@ -39,7 +39,7 @@ class Bilibili(Source):
         headers = {"Referer": "https://www.bilibili.com/"}
         return [Endpoint(HOTWORD_URL, "hotword", headers), Endpoint(POPULAR_URL, "popular", headers)]
 
-    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+    async def fetch(self, http: Fetcher) -> list[Topic]:
         """Both lists concurrently; words first, then videos. Fails only when both fail."""
 
         async def one(endpoint: Endpoint) -> list[Topic]:

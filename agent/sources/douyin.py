@@ -18,7 +18,7 @@ from ..models import Topic
 from .base import Endpoint, Source, _combine, check_envelope, dig, load_json
 
 if TYPE_CHECKING:
-    from ..fetching import HttpFetcher
+    from .fetcher import Fetcher
 
 WEB_URL = ("https://www.douyin.com/aweme/v1/web/hot/search/list/"
            "?device_platform=webapp&aid=6383&channel=channel_pc_web&detail_list=1")
@@ -45,7 +45,7 @@ class Douyin(Source):
             Endpoint(APP_URL, "app"),
         ]
 
-    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+    async def fetch(self, http: Fetcher) -> list[Topic]:
         failures: list[SourceError] = []
         for endpoint in self.endpoints():
             try:
@@ -60,7 +60,7 @@ class Douyin(Source):
                 failures.append(exc)
         raise _combine(self.name, failures)
 
-    async def _cookie(self, http: HttpFetcher) -> str | None:
+    async def _cookie(self, http: Fetcher) -> str | None:
         """settings.douyin_cookie, else the visitor cookies login.douyin.com sets (cached)."""
         if self.settings.douyin_cookie:
             return self.settings.douyin_cookie

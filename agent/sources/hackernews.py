@@ -25,7 +25,7 @@ from .base import Endpoint, Source, _combine, load_json
 if TYPE_CHECKING:
     import httpx
 
-    from ..fetching import HttpFetcher
+    from .fetcher import Fetcher
 
 FIREBASE = "https://hacker-news.firebaseio.com/v0"
 ALGOLIA_URL = "https://hn.algolia.com/api/v1/search?tags=front_page"
@@ -45,7 +45,7 @@ class HackerNews(Source):
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(f"{FIREBASE}/topstories.json", "firebase"), Endpoint(ALGOLIA_URL, "algolia")]
 
-    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+    async def fetch(self, http: Fetcher) -> list[Topic]:
         failures: list[SourceError] = []
         try:
             return await self._firebase(http)
@@ -57,7 +57,7 @@ class HackerNews(Source):
             failures.append(exc)
         raise _combine(self.name, failures)
 
-    async def _firebase(self, http: HttpFetcher) -> list[Topic]:
+    async def _firebase(self, http: Fetcher) -> list[Topic]:
         url = f"{FIREBASE}/topstories.json"
         ids = load_json(self.name, await http.get(self.name, url), url)
         if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):

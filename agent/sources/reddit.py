@@ -20,7 +20,7 @@ from .base import Endpoint, Source, check_envelope, load_json
 if TYPE_CHECKING:
     import httpx
 
-    from ..fetching import HttpFetcher
+    from .fetcher import Fetcher
 
 TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
 LISTING_URL = "https://oauth.reddit.com/r/popular/hot?raw_json=1&limit=50"
@@ -58,7 +58,7 @@ class Reddit(Source):
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(LISTING_URL, "oauth", {"User-Agent": self.user_agent})]
 
-    async def fetch(self, http: HttpFetcher) -> list[Topic]:
+    async def fetch(self, http: Fetcher) -> list[Topic]:
         reason = self.disabled_reason()
         if reason:
             raise SourceDisabled(self.name, reason)
@@ -72,7 +72,7 @@ class Reddit(Source):
             self._token = None  # e.g. {"error": 401}: the token was revoked early; get a new one next time
             raise
 
-    async def _access_token(self, http: HttpFetcher) -> str:
+    async def _access_token(self, http: Fetcher) -> str:
         if self._token and time.monotonic() < self._token[1]:
             return self._token[0]
         secret = self.settings.reddit_client_secret

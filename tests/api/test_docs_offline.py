@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from urllib.parse import urlsplit
 
 import pytest
 
-CHROMIUM = shutil.which("chromium")
+from tests.browser import chromium_page, needs_chromium
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
@@ -23,13 +22,12 @@ def test_docs_pages_reference_no_outside_host(client):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@needs_chromium
 @pytest.mark.parametrize(("path", "operation"), [
     ("/docs", ".opblock .opblock-summary-path"),
     ("/redoc", "[data-section-id^='tag/'] h2, [data-section-id*='operation/'] h2"),
 ])
 def test_docs_render_operations_with_the_network_blocked(live_server, path: str, operation: str) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
     blocked: list[str] = []
 
     def only_loopback(route) -> None:
@@ -40,19 +38,11 @@ def test_docs_render_operations_with_the_network_blocked(live_server, path: str,
             blocked.append(route.request.url)
             route.abort()
 
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            tempfile.mkdtemp(prefix="tl-chromium-"), executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--no-first-run"])
-        try:
-            page = browser.new_page()
-            page.route("**/*", only_loopback)
-            page.goto(live_server.url + path)
-            page.wait_for_selector(operation, timeout=20000)
-            text = page.inner_text("body")
-        finally:
-            browser.close()
+    with chromium_page() as page:
+        page.route("**/*", only_loopback)
+        page.goto(live_server.url + path)
+        page.wait_for_selector(operation, timeout=20000)
+        text = page.inner_text("body")
     assert page_lists_operations(text), text[:500]
     assert blocked == []  # nothing was even attempted outside
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import tempfile
 
 import httpx
 import pytest
 
 from tests.api.conftest import AUTH, HOSTILE, KEY
+from tests.browser import chromium_page, needs_chromium
 
 
 def test_openai_client_non_streaming_and_streaming(live_server):
@@ -49,35 +48,23 @@ def test_websocket_client_gets_captions(live_server):
     assert frames[-1]["decision"]["show"] and frames[-1]["decision"]["reason"] == "shown"
 
 
-CHROMIUM = shutil.which("chromium")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@needs_chromium
 def test_hud_page_in_a_real_browser_shows_captions_and_escapes_titles(live_server):
-    sync_api = pytest.importorskip("playwright.sync_api")
     # a hostile topic the wearer's conversation will be about
     httpx.post(live_server.url + "/v1/topics", headers=AUTH, json=[
         {"id": "xss", "title": f"{HOSTILE} zebra quokka marathon", "source": "custom", "heat": 1e9}])
     s = httpx.post(live_server.url + "/v1/sessions", headers=AUTH, json={"profile": "hud-web"}).json()
-    profile_dir = tempfile.mkdtemp(prefix="tl-chromium-")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            profile_dir, executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--no-first-run"])
-        try:
-            page = browser.new_page()
-            alerts: list[str] = []
-            page.on("dialog", lambda d: (alerts.append(d.message), d.dismiss()))
-            page.goto(s["hud_url"].replace("http://testserver", live_server.url))
-            page.wait_for_selector("#status:text('live')", timeout=15000)
-            r = httpx.post(live_server.url + f"/v1/sessions/{s['id']}/utterances", headers=AUTH,
-                           json={"text": "did you hear about the zebra quokka marathon", "final": True})
-            assert r.json()["captions"], r.json()
-            page.wait_for_selector("#lines div", timeout=10000)
-            shown = page.inner_text("#lines")
-            assert HOSTILE in shown  # rendered as text...
-            assert page.locator("#lines img").count() == 0 and not alerts  # ...never as markup
-        finally:
-            browser.close()
-            shutil.rmtree(profile_dir, ignore_errors=True)
+    with chromium_page() as page:
+        alerts: list[str] = []
+        page.on("dialog", lambda d: (alerts.append(d.message), d.dismiss()))
+        page.goto(s["hud_url"].replace("http://testserver", live_server.url))
+        page.wait_for_selector("#status:text('live')", timeout=15000)
+        r = httpx.post(live_server.url + f"/v1/sessions/{s['id']}/utterances", headers=AUTH,
+                       json={"text": "did you hear about the zebra quokka marathon", "final": True})
+        assert r.json()["captions"], r.json()
+        page.wait_for_selector("#lines div", timeout=10000)
+        shown = page.inner_text("#lines")
+        assert HOSTILE in shown  # rendered as text...
+        assert page.locator("#lines img").count() == 0 and not alerts  # ...never as markup

@@ -126,11 +126,11 @@ async def test_transcript_in_caption_out(cloud: FakeCloud) -> None:
     assert event["durationMs"] == 8000
 
     # Captions pushed from elsewhere (the Display side) reach the same glasses.
-    assert isinstance(app, Display)
-    assert await asyncio.wait_for(app.show(make_caption(title="另一个热搜", session_id=SESSION)), T)
+    assert isinstance(app.display, Display) and not isinstance(app, Display)
+    assert await asyncio.wait_for(app.display.show(make_caption(title="另一个热搜", session_id=SESSION)), T)
     assert (await cloud.next())["layout"]["title"] == "另一个热搜"
 
-    await asyncio.wait_for(app.clear(SESSION), T)
+    await asyncio.wait_for(app.display.clear(SESSION), T)
     assert (await cloud.next())["layout"] == {"layoutType": "text_wall", "text": ""}
 
     response = await _webhook(app, {"type": "stop_request", "sessionId": SESSION, "reason": "user_disabled"})
@@ -144,7 +144,7 @@ async def test_legacy_augmentos_url_and_text_wall_layout(cloud: FakeCloud) -> No
     await cloud.next()
     await cloud.next()
     await app.wait_ready(SESSION, timeout_s=T)
-    assert await app.show(make_caption(session_id=None))  # no session named: every session
+    assert await app.display.show(make_caption(session_id=None))  # no session named: every session
     event = await cloud.next()
     assert event["layout"] == {"layoutType": "text_wall", "text": "某明星官宣结婚\n微博#3 ↑ 1854万"}
     await asyncio.wait_for(app.aclose(), T)
@@ -309,7 +309,7 @@ async def test_g1_gets_a_text_wall_with_every_line(cloud: FakeCloud) -> None:
     await app.wait_ready(SESSION, timeout_s=T)
     caption = _five_line_caption()
     assert len(caption.lines) == 5
-    assert await app.show(caption)
+    assert await app.display.show(caption)
     event = await _display_event(cloud)
     assert event["layout"] == {"layoutType": "text_wall", "text": "\n".join(caption.lines)}
     await asyncio.wait_for(app.aclose(), T)
@@ -320,10 +320,10 @@ async def test_reference_card_only_when_title_blank_line_and_body_fit(cloud: Fak
     app = _app()
     await _webhook(app, _session_request(cloud.url))
     await app.wait_ready(SESSION, timeout_s=T)
-    assert await app.show(make_caption(session_id=SESSION))  # 2 lines: a card
+    assert await app.display.show(make_caption(session_id=SESSION))  # 2 lines: a card
     assert (await _display_event(cloud))["layout"]["layoutType"] == "reference_card"
     caption = _five_line_caption()
-    assert await app.show(caption)  # 5 lines would lose its end on a card
+    assert await app.display.show(caption)  # 5 lines would lose its end on a card
     assert (await _display_event(cloud))["layout"] == {"layoutType": "text_wall", "text": "\n".join(caption.lines)}
     await asyncio.wait_for(app.aclose(), T)
 

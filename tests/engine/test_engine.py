@@ -11,7 +11,7 @@ import pytest
 
 from agent.cli import main
 from agent.engine.runner import WorkflowEngine
-from agent.engine.spec import SCHEMA_HEADER, WorkflowSpec, load_workflow
+from agent.engine.spec import SCHEMA_HEADER, WorkflowSpec, load_workflow, write_schema
 from agent.engine.steps import STEPS, Step, _Params
 from agent.engine.triggers import schedule_workflows
 from agent.errors import FetchError
@@ -34,17 +34,53 @@ def runtime(tmp_path) -> Runtime:
 
 
 def test_shipped_workflows_load_and_carry_the_schema_header():
-    params = {n: s.Params for n, s in STEPS.items()}
     for name in ("live_captions", "refresh_sources", "daily_digest"):
         path = WORKFLOWS / f"{name}.yaml"
         assert path.read_text(encoding="utf-8").splitlines()[0] == SCHEMA_HEADER
-        assert load_workflow(path, step_names=params).name == name
+        assert load_workflow(path, steps=STEPS).name == name
 
 
-def test_schema_file_is_up_to_date():
+def test_schema_file_is_up_to_date(tmp_path):
+    fresh = tmp_path / "schema.json"
+    write_schema(fresh, STEPS)
     on_disk = json.loads((WORKFLOWS / "workflow.schema.json").read_text(encoding="utf-8"))
-    assert on_disk["properties"] == WorkflowSpec.model_json_schema()["properties"], \
-        "run `trendlens workflows schema`"
+    assert on_disk == json.loads(fresh.read_text(encoding="utf-8")), "run `trendlens workflows schema`"
+
+
+@pytest.mark.parametrize(("steps", "valid"), [
+    (["gate", {"rank": {"top_k": 3}}, {"use": "push", "with": {"display": "hud"}, "timeout_s": 2}], True),
+    ([{"rank": {"top_kk": 3}}], False),  # a misspelt parameter
+    ([{"use": "digest", "with": {"format": "pdf"}}], False),  # a value the step does not know
+    ([{"push": {"top_k": 3}}], False),  # another step's parameter
+    (["teleport"], False),
+])
+def test_the_schema_checks_each_steps_parameters(steps, valid):
+    import jsonschema
+    import yaml
+
+    schema = json.loads((WORKFLOWS / "workflow.schema.json").read_text(encoding="utf-8"))
+    for path in WORKFLOWS.glob("*.yaml"):
+        jsonschema.validate(yaml.safe_load(path.read_text(encoding="utf-8")), schema)
+    doc = {"name": "x", "trigger": "manual", "steps": steps}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    assert (errors == []) is valid, errors
+
+
+@pytest.mark.parametrize(("body", "line", "message"), [
+    ("name: bad\ntrigger: manual\nsteps:\n  - gate\n", 4,
+     "step 'gate' takes Candidates, but its trigger starts it from Start"),
+    ("name: bad\ntrigger: {event: utterance}\nsteps:\n  - rank\n  - caption\n", 5,
+     "step 'caption' takes Chosen, but the step before makes Candidates"),
+    ("name: bad\ntrigger: manual\nsteps:\n  - digest\n  - push\n", 5,
+     "step 'push' takes Captioned, but the step before makes DigestMade"),
+])
+def test_a_chain_that_does_not_connect_is_refused_before_it_runs(tmp_path, body, line, message):
+    from agent.engine.spec import WorkflowError
+
+    path = write(tmp_path, "bad.yaml", body)
+    with pytest.raises(WorkflowError) as exc:
+        load_workflow(path, steps=STEPS)
+    assert str(exc.value) == f"{path}:{line}: {message}"
 
 
 def test_short_and_long_step_forms():
@@ -78,7 +114,7 @@ def test_a_bad_file_does_not_stop_the_others(runtime, tmp_path):
     folder.mkdir()
     shutil.copy(WORKFLOWS / "live_captions.yaml", folder)
     write(folder, "broken.yaml", "name: broken\ntrigger: manual\nsteps:\n  - nope\n")
-    engine = WorkflowEngine(runtime, folder)
+    engine = WorkflowEngine(runtime.deps, folder)
     assert list(engine.workflows) == ["live_captions"]
     assert "broken.yaml:4" in engine.errors["broken.yaml"]
 
@@ -86,22 +122,23 @@ def test_a_bad_file_does_not_stop_the_others(runtime, tmp_path):
 async def test_step_timeout_and_retry_are_applied_and_runs_recorded(runtime, tmp_path, monkeypatch):
     calls = {"flaky": 0}
 
-    async def flaky(ctx, p):
+    async def flaky(ctx, value, p):
         calls["flaky"] += 1
         if calls["flaky"] < 3:
             raise FetchError("x", "transient")
-        return "third time lucky"
+        return value, "third time lucky"
 
-    async def slow(ctx, p):
+    async def slow(ctx, value, p):
         await asyncio.sleep(5)
+        return value, "never"
 
     monkeypatch.setitem(STEPS, "flaky", Step("flaky", _Params, flaky, "test"))
     monkeypatch.setitem(STEPS, "slow", Step("slow", _Params, slow, "test"))
     folder = tmp_path / "wf"
     folder.mkdir()
     write(folder, "ok.yaml", "name: ok\ntrigger: manual\nsteps:\n  - {use: flaky, retries: 2, backoff_s: 0}\n")
-    write(folder, "late.yaml", "name: late\ntrigger: manual\nsteps:\n  - {use: slow, timeout_s: 0.1}\n  - gate\n")
-    engine = WorkflowEngine(runtime, folder)
+    write(folder, "late.yaml", "name: late\ntrigger: manual\nsteps:\n  - {use: slow, timeout_s: 0.1}\n  - digest\n")
+    engine = WorkflowEngine(runtime.deps, folder)
     ok = await engine.run("ok")
     assert ok.status == "ok" and ok.steps[0].attempts == 3 and ok.steps[0].detail == "third time lucky"
     late = await engine.run("late")
@@ -116,7 +153,7 @@ async def test_gate_stops_a_run_quietly(runtime, tmp_path):
     runtime.embedder_choice = HashEmbedder()
     await runtime.collector.cycle()
     await runtime.start()
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     runtime.engine = engine
     session, _ = runtime.sessions.create("hud-web")
     result = await runtime.handle_utterance(session, "嗯")  # too little speech to decide on
@@ -128,7 +165,7 @@ async def test_gate_stops_a_run_quietly(runtime, tmp_path):
 
 async def test_digest_workflow_writes_its_file(runtime, tmp_path):
     await runtime.collector.cycle()
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     record = await engine.run("daily_digest")
     assert record.status == "ok", record.error
     files = list((runtime.settings.data_dir / "digests").glob("*.md"))
@@ -138,7 +175,7 @@ async def test_digest_workflow_writes_its_file(runtime, tmp_path):
 def test_interval_and_cron_workflows_become_scheduler_jobs(runtime):
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-    engine = WorkflowEngine(runtime, WORKFLOWS)
+    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     ids = schedule_workflows(AsyncIOScheduler(), engine)
     assert sorted(ids) == ["workflow:daily_digest", "workflow:refresh_sources"]
     assert [w.name for w in engine.for_event("utterance")] == ["live_captions"]
@@ -150,3 +187,8 @@ def test_cli_validate_and_list(tmp_path, capsys):
     assert main(["workflows", "validate", str(bad)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}:3: unknown step 'warp'" in err and "Traceback" not in err
+
+
+def test_cli_refuses_to_run_an_event_workflow_on_demand(capsys):
+    assert main(["workflows", "run", "live_captions", "--offline"]) == 2
+    assert "runs on 'utterance' events, not on demand" in capsys.readouterr().err

@@ -92,3 +92,6 @@ async def test_fetch_uses_the_configured_project_and_fails_loudly(settings) -> N
         await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)
     assert seen == [f"{API}/zh.wikipedia/all-access/2025/02/10", f"{API}/zh.wikipedia/all-access/2025/02/09"]
     assert "fallbacks failed too" in str(info.value)
+    group = info.value.__cause__  # each endpoint's own failure, the preferred endpoint's first
+    assert isinstance(group, ExceptionGroup) and [e.url for e in group.exceptions] == seen
+    assert info.value.status == 404 and not info.value.transient

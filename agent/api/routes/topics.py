@@ -7,9 +7,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Query, Request
 
-from ...debounce import Coalescer
 from ...models import Topic, detect_lang
-from ...runtime import Runtime
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..ingest import IngestQueue
@@ -28,14 +26,6 @@ _INGEST_ERRORS: dict[int | str, dict] = {
           "headers": {"Retry-After": {"description": "seconds to wait before retrying",
                                       "schema": {"type": "integer"}}}},
 }
-
-
-def _reindex(request: Request, runtime: Runtime) -> Coalescer[int]:
-    """One re-index shared by the ingest requests that arrive while one runs."""
-    coalescer = getattr(request.app.state, "reindex", None)
-    if coalescer is None:
-        coalescer = request.app.state.reindex = Coalescer(runtime.refresh_topics)
-    return coalescer
 
 
 def _queue(request: Request) -> IngestQueue:
@@ -64,7 +54,7 @@ async def ingest_topics(request: Request, runtime: RuntimeDep, _: ApiKey,
     ]
     try:
         await asyncio.to_thread(runtime.store.ingest, topics)
-        await _reindex(request, runtime)()
+        await runtime.refresh_topics()  # requests arriving together share one rebuild (TopicIndex)
         indexed = True
     finally:
         queue.done(len(items), admitted, indexed=indexed)

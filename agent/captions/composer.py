@@ -1,0 +1,89 @@
+"""Caption wording for a ranked topic: which member words the story, its platforms and heat, and the
+optional one-line LLM gloss.
+
+The composer reads the index through `StoryLookup` (the topic index satisfies it), so
+captions here and in chat name the same story the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+
+from .caption import Caption
+from .summarize import summarize
+from .templates import compose_caption
+
+__all__ = ["CaptionComposer", "LlmConfig", "StoryLookup"]
+
+# Lists whose titles read badly as a headline ("owner/repo", "Super_Bowl_LIX" article names)
+_WEAK_HEADLINES = ("github_trending", "wikipedia")
+
+
+class StoryLookup(Protocol):
+    """What the composer reads from the index: a topic's cluster and its stored row."""
+
+    @property
+    def clusters(self) -> Mapping[str, Any]: ...
+
+    @property
+    def stored(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """The OpenAI-compatible endpoint used for glosses."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+
+
+def _headline(topic: Any, members: Sequence[Any]) -> Any:
+    """The member that words the story best: the matched item, unless a news-like list does better."""
+    if topic.source not in _WEAK_HEADLINES:
+        return topic
+    better = [m for m in members if m.source not in _WEAK_HEADLINES]
+    return max(better, key=lambda m: m.heat or 0) if better else topic
+
+
+class CaptionComposer:
+    def __init__(self, stories: StoryLookup, *, llm: LlmConfig | None = None,
+                 llm_client: httpx.AsyncClient | None = None) -> None:
+        self.stories = stories
+        self.llm = llm
+        self.llm_client = llm_client  # replaceable (tests inject a MockTransport client)
+
+    def compose(self, ranked: Any, *, profile: str, ttl_ms: int | None = None, session_id: str | None = None,
+                summary: str | None = None) -> Caption:
+        topic = ranked.topic
+        cluster = self.stories.clusters.get(topic.id)
+        members = cluster.members if cluster else [topic]
+        # Members come hottest first by normalised heat (a platform's #1 before another's #30),
+        # so the line leads with the platform where the story ranks highest.
+        best: dict[str, int | None] = {}
+        for m in members:
+            best.setdefault(m.source, m.rank)  # one entry per platform, its hottest member's rank
+        platforms = list(best.items())[:4]
+        stored = self.stories.stored.get(topic.id)
+        # raw heats of different platforms do not add up: show the leading platform's own figure
+        heat = members[0].heat if cluster else topic.heat
+        lead = _headline(topic, members)
+        return compose_caption(title=lead.title, platforms=platforms, heat=heat,
+                               trend=stored.trend if stored else "steady", profile=profile,
+                               summary=summary or lead.summary, score=ranked.score, topic_id=topic.id,
+                               ttl_ms=ttl_ms, session_id=session_id)
+
+    async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
+        """A one-line gloss of a topic from the configured LLM, or None (not configured, slow, failed)."""
+        if self.llm is None or self.llm_client is None:
+            return None
+        return await summarize(title, context, client=self.llm_client, base_url=self.llm.base_url,
+                               api_key=self.llm.api_key, model=self.llm.model, timeout_s=timeout_s)
+
+    async def aclose(self) -> None:
+        if self.llm_client is not None:
+            await self.llm_client.aclose()

@@ -1,0 +1,49 @@
+"""What workflow steps may use: a narrow protocol, not the running service.
+
+The engine and its steps import only this, so they never import the object that drives
+them (`agent.runtime`), and a test can hand a step just the parts it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..captions.caption import Caption
+from ..ranking import Ranked
+from ..ranking.merge import Cluster
+from ..ranking.window import ConversationWindow
+from ..store import Store
+
+__all__ = ["StepDeps"]
+
+
+class StepDeps(Protocol):
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    async def fetch(self, sources: Sequence[str] | None) -> dict[str, str]:
+        """Run the scheduler's fetch job for these sources (all when None); source → outcome status."""
+        ...
+
+    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True,
+                   mmr: bool = True, exclude: set[str] | None = None, gate: bool = False,
+                   gate_offset: float = 0.0, latest: str | None = None,
+                   latest_top_k: int = 0) -> list[Ranked]: ...
+
+    def story_key(self, topic_id: str) -> str: ...
+
+    def members_of(self, stories: set[str]) -> set[str]: ...
+
+    def cluster_list(self) -> list[Cluster]: ...
+
+    def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
+                        session_id: str | None = None, summary: str | None = None) -> Caption: ...
+
+    async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None: ...
+
+    async def push(self, item: Any, *, display: str = "session") -> list[str]: ...

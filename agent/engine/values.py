@@ -1,0 +1,78 @@
+"""The values that flow between workflow steps, one type per stage.
+
+A step takes the value the step before it made and returns the next one, so an
+utterance can be followed to the display by reading types:
+
+    Utterance ─rank→ Candidates ─gate→ Chosen ─caption→ Captioned ─(summarize, push)→ Captioned
+    Start ─fetch→ Fetched            Start | Fetched ─digest→ DigestMade ─push→ DigestMade
+
+The loader checks that each step accepts what the step before gives, before anything runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..captions.caption import Caption
+from ..digest import Digest
+from ..gating import Decision
+from ..ranking import Ranked
+from ..sessions import Session
+
+__all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Silenced", "Start", "Utterance"]
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a manual, interval or cron run starts from: nothing but the trigger."""
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """What an utterance event starts from: a final utterance of a session."""
+
+    session: Session
+    text: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True)
+class Candidates:
+    utterance: Utterance
+    ranked: list[Ranked] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The gate said show: its decision and the candidate it chose."""
+
+    utterance: Utterance
+    decision: Decision
+    chosen: Ranked
+
+
+@dataclass(frozen=True)
+class Captioned:
+    utterance: Utterance
+    decision: Decision
+    chosen: Ranked
+    caption: Caption
+
+
+@dataclass(frozen=True)
+class Silenced:
+    """What a live run ends with when the gate stays silent: the decision, and no caption."""
+
+    utterance: Utterance
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class Fetched:
+    statuses: dict[str, str]  # source → "ok" or its error kind
+
+
+@dataclass(frozen=True)
+class DigestMade:
+    digest: Digest
+    text: str  # rendered in the step's format

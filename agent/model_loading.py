@@ -1,0 +1,45 @@
+"""The ranker the service starts with: the configured embedding model, or lexical ranking when
+the model cannot be loaded (the service still answers; /readyz and the log say why)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ModelError
+from .ranking import EmbeddingCache, MicroBatcher, Ranker
+from .settings import Settings
+
+__all__ = ["LoadedRanker", "load_ranker"]
+
+log = logging.getLogger("trendlens.runtime")
+
+
+@dataclass(frozen=True)
+class LoadedRanker:
+    ranker: Ranker
+    model_error: str | None = None  # why the model is missing, when ranking fell back to lexical
+
+
+async def load_ranker(settings: Settings, choice: Any = "settings") -> LoadedRanker:
+    """Build the ranker off the event loop. `choice`: "settings" to build the configured
+    embedder, else an Embedder, or None for lexical ranking only."""
+    from . import ranking  # looked up at call time: the fault tests replace ranking.build_embedder
+
+    embedder: Any = None
+    error = None
+    try:
+        embedder = await asyncio.to_thread(ranking.build_embedder, settings) if choice == "settings" else choice
+    except ModelError as exc:
+        error = str(exc)
+        log.error("embedding model unavailable, ranking lexically only: %s", exc)
+    batcher = MicroBatcher(embedder) if embedder is not None else None
+    cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
+    ranker = Ranker(embedder, batcher=batcher, cache=cache, shed_queue_depth=settings.shed_queue_depth or None)
+    if embedder is not None:
+        log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
+        # the first real utterance should not pay for lazy initialisation
+        await asyncio.to_thread(embedder.encode, ["warm up 热身"], role="query")
+    return LoadedRanker(ranker, error)

@@ -1,0 +1,62 @@
+"""The parts that workflow steps use, put together as the engine's `StepDeps`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .captions.caption import Caption
+from .captions.composer import CaptionComposer
+from .display.router import DisplayRouter
+from .ranking import Ranked
+from .ranking.merge import Cluster
+from .ranking.window import ConversationWindow
+from .scheduling import FetchJob
+from .store import Store
+from .topic_index import TopicIndex
+
+__all__ = ["PartsDeps"]
+
+
+@dataclass(frozen=True)
+class PartsDeps:
+    """Satisfies `agent.engine.deps.StepDeps` by handing each call to the part that owns it."""
+
+    store: Store
+    data_dir: Path
+    index: TopicIndex
+    composer: CaptionComposer
+    router: DisplayRouter
+    fetch_job: FetchJob
+
+    async def fetch(self, sources: Sequence[str] | None) -> dict[str, str]:
+        outcomes = await self.fetch_job.run(sources)  # the collector's listeners re-index afterwards
+        return {o.source: o.status for o in outcomes}
+
+    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True,
+                   mmr: bool = True, exclude: set[str] | None = None, gate: bool = False,
+                   gate_offset: float = 0.0, latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
+        return await self.index.rank(query, top_k=top_k, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
+                                     gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k)
+
+    def story_key(self, topic_id: str) -> str:
+        return self.index.story_key(topic_id)
+
+    def members_of(self, stories: set[str]) -> set[str]:
+        return self.index.members_of(stories)
+
+    def cluster_list(self) -> list[Cluster]:
+        return self.index.cluster_list()
+
+    def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
+                        session_id: str | None = None, summary: str | None = None) -> Caption:
+        return self.composer.compose(ranked, profile=profile, ttl_ms=ttl_ms, session_id=session_id,
+                                     summary=summary)
+
+    async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
+        return await self.composer.gloss(title, context, timeout_s=timeout_s)
+
+    async def push(self, item: Any, *, display: str = "session") -> list[str]:
+        return await self.router.push(item, display=display)

@@ -1,0 +1,172 @@
+"""The topic index: the store's current snapshot → the ranker's index and the cross-platform stories.
+
+Rebuilds run off the event loop and are coalesced: a rebuild asked for while one is
+waiting to start joins it, and one asked for while a build is running is answered by
+the single build that follows it, so a burst of fetch jobs costs one extra rebuild, not
+one each. Every caller still returns only once an index holding its data is live.
+What a query reads (stored topics, clusters) is one immutable `IndexView`, published
+with one assignment right after the ranker publishes its own snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .ranking import Ranked, Ranker
+from .ranking.merge import Cluster, StoryIndex, background_of
+from .ranking.window import ConversationWindow
+from .store import Store, StoredTopic
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
+
+__all__ = ["SCHEDULED_DEBOUNCE_S", "IndexView", "TopicIndex"]
+
+log = logging.getLogger("trendlens.index")
+
+SCHEDULED_DEBOUNCE_S = 1.0
+"""The rebuild window while the scheduler fetches: sources with the same interval tick together and
+their cycles run one after another, so one window gathers such a burst into one rebuild; captions
+see new topics a second later."""
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """One published generation of the index; never mutated after it is published."""
+
+    stored: dict[str, StoredTopic] = field(default_factory=dict)  # topic id -> its stored row
+    clusters: dict[str, Cluster] = field(default_factory=dict)  # topic id -> its cluster
+    members: dict[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
+    generation: int = 0
+
+
+class TopicIndex:
+    """Owns the ranker's index and the story clusters; the one ranking call of the service."""
+
+    def __init__(self, store: Store, *, debounce_s: float = 0.0, metrics: Metrics | None = None) -> None:
+        self.store = store
+        self.debounce_s = debounce_s  # how long a requested rebuild waits for more requests to join it
+        self.metrics = metrics
+        self.ranker: Ranker | None = None  # attached by the composition root once the model is loaded
+        self.view = IndexView()
+        self.builds = 0  # rebuilds actually run, for the metrics and the tests
+        self._stories: StoryIndex | None = None  # held across builds: keeps cluster ids stable
+        self._build_lock = asyncio.Lock()
+        self._pending: asyncio.Future[int] | None = None  # the next build, shared by everyone who asks now
+
+    # -- building -----------------------------------------------------------------
+    async def refresh(self) -> int:
+        """Ask for a rebuild and wait until an index holding the store's current data is live.
+
+        Returns the number of topics indexed. Requests that arrive together share one build.
+        """
+        if self._pending is not None and not self._pending.done():
+            return await asyncio.shield(self._pending)
+        loop = asyncio.get_running_loop()
+        pending: asyncio.Future[int] = loop.create_future()
+        self._pending = pending
+        try:
+            if self.debounce_s:
+                await asyncio.sleep(self.debounce_s)
+            async with self._build_lock:  # a running build finishes first; this one reads a newer snapshot
+                if self._pending is pending:
+                    self._pending = None  # from here on, new requests need a build after this one
+                count = await self._build()
+        except BaseException as exc:
+            if self._pending is pending:
+                self._pending = None
+            if not pending.done():
+                if isinstance(exc, Exception):
+                    pending.set_exception(exc)
+                    pending.exception()  # marked retrieved: joiners re-raise it themselves
+                else:
+                    pending.cancel()
+            raise
+        pending.set_result(count)
+        return count
+
+    async def _build(self) -> int:
+        current = await asyncio.to_thread(self.store.current)
+        ranker = self.ranker
+        if ranker is None:  # before the model is loaded there is nothing to index into
+            return len(current)
+        snapshot = await asyncio.to_thread(ranker.index, current)
+        topics = [e.topic for e in snapshot.entries]
+        if self._stories is None:
+            self._stories = StoryIndex(background=background_of(ranker.embedder))
+        clusters = await asyncio.to_thread(
+            self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None,
+            cancel=ranker.cancel, ids=snapshot.ids)
+        self.builds += 1
+        # the one assignment a reader can observe: stored rows and clusters of the same build
+        self.view = IndexView(stored={s.topic.id: s for s in current},
+                              clusters={m.id: c for c in clusters for m in c.members},
+                              members={c.id: frozenset(m.id for m in c.members) for c in clusters},
+                              generation=self.view.generation + 1)
+        log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
+        return len(current)
+
+    # -- reading ------------------------------------------------------------------
+    @property
+    def stored(self) -> dict[str, StoredTopic]:
+        return self.view.stored
+
+    @property
+    def clusters(self) -> dict[str, Cluster]:
+        return self.view.clusters
+
+    def cluster_list(self) -> list[Cluster]:
+        """Each current cross-platform cluster once, hottest first by fair heat (`Cluster.score`)."""
+        return list({c.id: c for c in self.view.clusters.values()}.values())
+
+    def story_key(self, topic_id: str) -> str:
+        """The cross-platform story a topic belongs to (its cluster id, else itself)."""
+        cluster = self.view.clusters.get(topic_id)
+        return cluster.id if cluster else topic_id
+
+    def members_of(self, stories: set[str]) -> set[str]:
+        """Every topic id belonging to these stories."""
+        members = self.view.members
+        out = set(stories)
+        for story in stories:
+            out |= members.get(story, frozenset())
+        return out
+
+    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
+                   exclude: set[str] | None = None, gate: bool = False, gate_offset: float = 0.0,
+                   latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
+        """Rank current topics; one result per cross-platform cluster (its best member).
+
+        The one ranking call of the service: the live loop, chat and search all come here,
+        and with `gate` the ranker's relevance gate is the only relevance decision.
+        """
+        ranker = self.ranker
+        if ranker is None:
+            return []
+        view = self.view  # one generation for the whole call
+        started = time.perf_counter()
+
+        def related(ids: Any) -> set[str]:
+            return self.members_of({self.story_key(i) for i in ids})
+
+        raw = await ranker.rank(query, top_k=top_k * 3, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
+                                gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k,
+                                related=related if latest_top_k else None)
+        if self.metrics is not None:
+            self.metrics.ranking_seconds.observe(time.perf_counter() - started)
+        seen: set[str] = set()
+        out = []
+        for r in raw:
+            cluster = view.clusters.get(r.topic.id)
+            key = cluster.id if cluster else r.topic.id
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(r)
+            if len(out) == top_k:
+                break
+        return out
