@@ -13,6 +13,7 @@
     │   ├── CircuitOpenError   skipped: too many consecutive failures
     │   └── SourceDisabled     not configured (e.g. missing credentials)
     ├── OverloadError          a bounded queue is full; retry later (HTTP 429)
+    ├── StoppingError          work abandoned because the service is stopping (HTTP 503)
     ├── ModelError             an embedding model could not be loaded or run
     └── StoreError             the database could not be written or read
 
@@ -38,6 +39,7 @@ __all__ = [
     "ParseError",
     "SourceDisabled",
     "SourceError",
+    "StoppingError",
     "StoreError",
     "TooLargeError",
     "TrendLensError",
@@ -124,6 +126,10 @@ class SourceDisabled(SourceError):
 
 class OverloadError(TrendLensError):
     """A bounded queue is full; the caller should retry later."""
+
+
+class StoppingError(TrendLensError):
+    """A long piece of work (an index rebuild) was abandoned because the service is stopping."""
 
 
 class ModelError(TrendLensError):

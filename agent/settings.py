@@ -137,6 +137,8 @@ class Settings(BaseSettings):
     rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
     rate_limit_burst: int = Field(default=60, ge=1)
     max_request_bytes: int = Field(default=1_000_000, ge=1024)
+    ingest_queue_topics: int = Field(default=20_000, ge=1, description=(
+        "topics ingested through POST /v1/topics and not yet indexed; a request past it gets 429 + Retry-After"))
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="closed by default")
 
     @field_validator("sources", "displays", "cors_origins", "mentra_languages", "mentra_allowed_hosts",

@@ -99,7 +99,8 @@ class TopicIndex:
         if self._stories is None:
             self._stories = StoryIndex(background=background_of(ranker.embedder))
         clusters = await asyncio.to_thread(
-            self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None)
+            self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None,
+            cancel=ranker.cancel, ids=snapshot.ids)
         self.builds += 1
         # the one assignment a reader can observe: stored rows and clusters of the same build
         self.view = IndexView(stored={s.topic.id: s for s in current},

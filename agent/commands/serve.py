@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from typing import Any
 
 from ..errors import ConfigError
 from ..settings import get_settings
@@ -42,5 +43,18 @@ def run(args: argparse.Namespace) -> int:
              else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
     app = create_app(settings)
     # websockets-sansio: the implementation on the current websockets API (the default one is deprecated)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False, ws="websockets-sansio")
-    return 0
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
+                            ws="websockets-sansio")
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # A re-index can run for minutes in a worker thread, and the process cannot exit before
+            # it ends: abandon it now. What the store committed is indexed again at the next start.
+            ranker = getattr(getattr(app.state, "runtime", None), "ranker", None)
+            if ranker is not None:
+                ranker.cancel.set()
+            super().handle_exit(sig, frame)
+
+    server = Server(config)
+    server.run()
+    return 0 if server.started else 1

@@ -85,46 +85,147 @@ def query_terms(parts: Iterable[tuple[str, float]]) -> dict[str, float]:
     return acc
 
 
-class BM25Index:
-    """An immutable BM25 index over `docs` (k1=1.2, b=0.75 by default)."""
+Postings = dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (slots int32, term frequencies float32)
 
-    def __init__(self, docs: Sequence[str], *, k1: float = 1.2, b: float = 0.75) -> None:
-        self.n = len(docs)
+
+class BM25Index:
+    """An immutable BM25 index over `docs` (k1=1.2, b=0.75 by default).
+
+    Documents live in *slots* that never move: postings list slots, and a `slot → row` map
+    (-1 once a document is gone) says where a slot sits in this index. `updated` keeps the
+    slots of the documents it keeps and appends slots for new ones, so the next index costs
+    the new documents' terms, not a rebuild of everything held. BM25 weights depend on the
+    live document count, lengths and frequencies, so they are computed at query time for the
+    query's terms only (a few postings), not stored. Gone slots are compacted away once they
+    outnumber the live ones, which keeps the amortised cost linear in the new work.
+    """
+
+    def __init__(self, docs: Sequence[str] = (), *, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
-        postings: dict[str, tuple[list[int], list[int]]] = {}
-        lengths = np.zeros(self.n, dtype=np.float32)
-        for i, doc in enumerate(docs):
-            counts = Counter(tokenize(doc))
-            lengths[i] = sum(counts.values())
-            for term, tf in counts.items():
-                entry = postings.get(term)
-                if entry is None:
-                    postings[term] = ([i], [tf])
-                else:
-                    entry[0].append(i)
-                    entry[1].append(tf)
-        avgdl = float(lengths.mean()) if self.n and lengths.mean() > 0 else 1.0
-        norm = k1 * (1.0 - b + b * lengths / avgdl)
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.idf: dict[str, float] = {}
-        for term, (ids, tfs) in postings.items():
-            idx = np.asarray(ids, dtype=np.int32)
-            tf_arr = np.asarray(tfs, dtype=np.float32)
-            df = len(ids)
-            idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
-            self.idf[term] = idf
-            self._postings[term] = (idx, (idf * tf_arr * (k1 + 1.0) / (tf_arr + norm[idx])).astype(np.float32))
+        self._post: Postings = {}
+        self._slot_len = np.zeros(0, dtype=np.float32)
+        self._slot_counts: tuple[tuple[tuple[str, int], ...], ...] = ()  # per slot, for compaction
+        self._row_slot = np.zeros(0, dtype=np.int32)
+        self._slot_row = np.zeros(0, dtype=np.int32)
+        self.n = 0
+        self._avgdl = 1.0
+        if docs:
+            self._become(self.updated(list(docs)))
+
+    def _become(self, other: BM25Index) -> None:
+        self.__dict__.update(other.__dict__)
 
     def __len__(self) -> int:
         return self.n
+
+    @property
+    def dead(self) -> int:
+        """Slots of documents no longer held (reclaimed by compaction)."""
+        return len(self._slot_len) - self.n
+
+    def updated(self, rows: Sequence[int | str] | None = None, *, reuse: np.ndarray | None = None,
+                docs: Sequence[str] = ()) -> BM25Index:
+        """A new index whose row i is this index's row `rows[i]` (an int) or a new document (a str).
+
+        Or, without building that list: `reuse[i]` is the kept row (-1 for a new one) and `docs`
+        are the new rows' texts in order. This index is not changed: queries may go on reading it
+        while the new one is built.
+        """
+        if reuse is None:
+            rows = list(rows or ())
+            reuse = np.fromiter((r if isinstance(r, int) else -1 for r in rows), dtype=np.int64, count=len(rows))
+            docs = [r for r in rows if isinstance(r, str)]
+        out = BM25Index(k1=self.k1, b=self.b)
+        n_slots = len(self._slot_len)
+        new_rows = np.flatnonzero(reuse < 0)
+        if len(new_rows) != len(docs):
+            raise ValueError(f"{len(new_rows)} new rows but {len(docs)} documents")
+        row_slot = np.empty(len(reuse), dtype=np.int32)
+        kept = reuse >= 0
+        row_slot[kept] = self._row_slot[reuse[kept]]
+        row_slot[new_rows] = n_slots + np.arange(len(new_rows), dtype=np.int32)
+        fresh: dict[str, tuple[list[int], list[int]]] = {}
+        counts: list[tuple[tuple[str, int], ...]] = []
+        lengths: list[float] = []
+        for k, text in enumerate(docs):
+            slot = n_slots + k
+            doc = tuple(Counter(tokenize(text)).items())
+            counts.append(doc)
+            lengths.append(float(sum(tf for _t, tf in doc)))
+            for term, tf in doc:
+                entry = fresh.get(term)
+                if entry is None:
+                    fresh[term] = ([slot], [tf])
+                else:
+                    entry[0].append(slot)
+                    entry[1].append(tf)
+        post = dict(self._post)  # the terms untouched by the new documents share their arrays
+        for term, (slots, tfs) in fresh.items():
+            new_slots = np.asarray(slots, dtype=np.int32)
+            new_tfs = np.asarray(tfs, dtype=np.float32)
+            old = post.get(term)
+            post[term] = (new_slots, new_tfs) if old is None else (
+                np.concatenate([old[0], new_slots]), np.concatenate([old[1], new_tfs]))
+        out._post = post
+        out._slot_len = np.concatenate([self._slot_len, np.asarray(lengths, dtype=np.float32)])
+        out._slot_counts = self._slot_counts + tuple(counts)
+        out._set_rows(row_slot)
+        if out.dead > max(out.n, 1024):
+            out = out._compacted()
+        return out
+
+    def _set_rows(self, row_slot: np.ndarray) -> None:
+        self._row_slot = row_slot
+        self._slot_row = np.full(len(self._slot_len), -1, dtype=np.int32)
+        self._slot_row[row_slot] = np.arange(len(row_slot), dtype=np.int32)
+        self.n = len(row_slot)
+        mean = float(self._slot_len[row_slot].mean()) if self.n else 0.0
+        self._avgdl = mean if mean > 0 else 1.0
+
+    def _compacted(self) -> BM25Index:
+        """The same index with only live slots, renumbered by row (a full rebuild from term counts)."""
+        out = BM25Index(k1=self.k1, b=self.b)
+        acc: dict[str, tuple[list[int], list[int]]] = {}
+        counts = tuple(self._slot_counts[int(s)] for s in self._row_slot)
+        for row, doc in enumerate(counts):
+            for term, tf in doc:
+                entry = acc.get(term)
+                if entry is None:
+                    acc[term] = ([row], [tf])
+                else:
+                    entry[0].append(row)
+                    entry[1].append(tf)
+        out._post = {t: (np.asarray(s, dtype=np.int32), np.asarray(f, dtype=np.float32)) for t, (s, f) in acc.items()}
+        out._slot_len = self._slot_len[self._row_slot].copy()
+        out._slot_counts = counts
+        out._set_rows(np.arange(self.n, dtype=np.int32))
+        return out
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of `term` over the documents held (0 when none holds it)."""
+        post = self._post.get(term)
+        if post is None:
+            return 0.0
+        df = int(np.count_nonzero(self._slot_row[post[0]] >= 0))
+        return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5)) if df else 0.0
 
     def scores(self, terms: Mapping[str, float] | str) -> np.ndarray:
         """BM25 score of every document for weighted query `terms` (or a raw query string)."""
         if isinstance(terms, str):
             terms = query_terms([(terms, 1.0)])
         out = np.zeros(self.n, dtype=np.float32)
+        k1, b = self.k1, self.b
         for term, qw in terms.items():
-            post = self._postings.get(term)
-            if post is not None:
-                out[post[0]] += np.float32(qw) * post[1]  # ids are unique within one posting list
+            post = self._post.get(term)
+            if post is None:
+                continue
+            rows = self._slot_row[post[0]]
+            live = rows >= 0
+            df = int(np.count_nonzero(live))
+            if not df:
+                continue
+            rows, tf = rows[live], post[1][live]
+            idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+            norm = k1 * (1.0 - b + b * self._slot_len[post[0][live]] / self._avgdl)
+            out[rows] += np.float32(qw * idf) * (tf * (k1 + 1.0) / (tf + norm))  # a slot appears once per posting
         return out

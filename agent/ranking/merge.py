@@ -30,13 +30,16 @@ on list order or fetch time.
 
 from __future__ import annotations
 
+import bisect
 import math
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import StoppingError
 from ..models import Topic, stable_id
 from .embedders import Embedder
 from .heat import normalised_heat
@@ -156,6 +159,17 @@ class StoryIndex:
     _group_links: dict[str, list[Link]] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
     _weights: dict[tuple[str, int], float] = field(default_factory=dict)  # IDF cache for one update
+    _built: dict[str, Cluster] = field(default_factory=dict)  # group root -> its cluster, while unchanged
+    _taken: set[str] = field(default_factory=set)  # cluster ids of `_built`
+    _norm: dict[str, float] = field(default_factory=dict)  # fair heat of each held topic
+    _by_source: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    _touched: set[str] = field(default_factory=set)  # platforms whose list changed since the last update
+    _stale: set[str] = field(default_factory=set)  # topics whose cluster must be made again
+    _pending: set[str] = field(default_factory=set)  # held but not yet compared (a cancelled update)
+    # clusters hottest first, as (-score, -heat, id, root); `_gone` are entries to take out
+    _order: list[tuple[float, float, str, str]] = field(default_factory=list)
+    _key: dict[str, tuple[float, float, str, str]] = field(default_factory=dict)
+    _gone: set[tuple[float, float, str, str]] = field(default_factory=set)
     _totals: dict[str, float] = field(default_factory=dict)  # Σ IDF of a topic's terms, same update
 
     def __len__(self) -> int:
@@ -163,11 +177,15 @@ class StoryIndex:
 
     # -- holding ---------------------------------------------------------------
     def _drop(self, tid: str) -> None:
-        self._topics.pop(tid)
+        topic = self._topics.pop(tid)
+        self._touched.add(topic.source)
+        self._by_source[topic.source].discard(tid)
+        self._norm.pop(tid, None)
+        self._pending.discard(tid)
         root = self._group_of.pop(tid, None)
         if root is not None:  # its group must be formed again without it
-            self._dirty.update(self._groups.pop(root, []))
-            self._group_links.pop(root, None)
+            self._dirty.update(self._groups.get(root, []))
+            self._forget(root)
         self._dirty.update(self._edges.get(tid, {}))
         for term in self._terms.pop(tid).terms:
             self._df[term] -= 1
@@ -188,6 +206,8 @@ class StoryIndex:
     def _hold(self, topic: Topic, vector: np.ndarray | None) -> None:
         tid = topic.id
         self._topics[tid] = topic
+        self._touched.add(topic.source)
+        self._by_source[topic.source].add(tid)
         terms = story_terms(topic.title)
         self._terms[tid] = terms
         for term in terms.terms:
@@ -294,43 +314,68 @@ class StoryIndex:
                      link=Link(a, b, ordered, overlap, cosine))
 
     # -- updating --------------------------------------------------------------------
-    def update(self, topics: Sequence[Topic], vectors: np.ndarray | None = None) -> list[Cluster]:
+    def update(self, topics: Sequence[Topic], vectors: np.ndarray | None = None, *,
+               cancel: threading.Event | None = None, ids: Sequence[str] | None = None) -> list[Cluster]:
         """Hold exactly `topics` (row-aligned `vectors`, unit length, optional) and return the clusters,
-        hottest first by fair heat."""
-        wanted: dict[str, int] = {}
-        for i, t in enumerate(topics):
-            wanted.setdefault(t.id, i)  # a list naming one item twice holds it once
-        for tid in [t for t in self._topics if t not in wanted]:
+        hottest first by fair heat.
+
+        `cancel` abandons the update between comparison blocks (`StoppingError`); the index stays
+        usable and compares what it had left at its next update. `ids` are the topics' ids when
+        the caller has them already (`IndexSnapshot.ids`).
+        """
+        if ids is None:
+            ids = [t.id for t in topics]  # `Topic.id` is computed: read it once
+        wanted = dict(zip(ids, range(len(ids)), strict=True))
+        if len(wanted) < len(ids):  # a list naming one item twice holds it once, the first time
+            wanted = {}
+            for i, tid in enumerate(ids):
+                wanted.setdefault(tid, i)
+        for tid in self._topics.keys() - wanted.keys():
             self._drop(tid)
+            self._previous.pop(tid, None)
         fresh = []
-        for i in wanted.values():
+        held_topics = self._topics
+        for tid, i in wanted.items():
             t = topics[i]
-            held = self._topics.get(t.id)
+            held = held_topics.get(tid)
+            if held is t:
+                continue
             if held is not None and held.title == t.title:
-                self._topics[t.id] = t  # same headline: new heat and rank, same links
+                if held.heat != t.heat or held.rank != t.rank or held.source != t.source:
+                    held_topics[tid] = t  # same headline: new heat and rank, same links
+                    self._stale.add(tid)
+                    self._touched.add(t.source)
                 continue
             if held is not None:
-                self._drop(t.id)
+                self._drop(tid)
             self._hold(t, None if vectors is None else np.asarray(vectors[i], dtype=np.float32))
-            fresh.append(t.id)
+            fresh.append(tid)
+        # topics a cancelled update held but never compared are compared now
+        left = sorted(self._pending.difference(fresh))
+        self._pending.update(fresh)
+        fresh = left + fresh
         # all new topics are held before any is compared, so each pair is seen from both sides
         self._weights, self._totals = {}, {}
-        dense = self._dense_candidates(fresh)
-        for tid in fresh:
-            candidates = self._lexical_candidates(tid) | dense.get(tid, set())
-            candidates.discard(tid)
-            for other in candidates:
-                if other in self._edges[tid]:
-                    continue
-                edge = self._compare(tid, other)
-                if edge is not None:
-                    self._edges[tid][other] = edge
-                    self._edges[other][tid] = edge
-                    self._dirty.update((tid, other))
-        self._dirty.update(fresh)
-        clusters = self._clusters()
-        self._previous = assignments(clusters)
-        return clusters
+        block = 256
+        for start in range(0, len(fresh), block):
+            _check(cancel)
+            chunk = fresh[start:start + block]
+            dense = self._dense_candidates(chunk, block)
+            for tid in chunk:
+                candidates = self._lexical_candidates(tid) | dense.get(tid, set())
+                candidates.discard(tid)
+                for other in candidates:
+                    if other in self._edges[tid]:
+                        continue
+                    edge = self._compare(tid, other)
+                    if edge is not None:
+                        self._edges[tid][other] = edge
+                        self._edges[other][tid] = edge
+                        self._dirty.update((tid, other))
+                self._pending.discard(tid)
+                self._dirty.add(tid)
+        _check(cancel)
+        return self._clusters()
 
     def _clusters(self) -> list[Cluster]:
         """Form again the groups a change touched: everything joined to a changed topic by strong
@@ -347,8 +392,7 @@ class StoryIndex:
         for tid in region:
             root = self._group_of.pop(tid, None)
             if root is not None:
-                self._groups.pop(root, None)
-                self._group_links.pop(root, None)
+                self._forget(root)
         group_of = {tid: tid for tid in region}
         members_of: dict[str, list[str]] = {tid: [tid] for tid in region}
         used_links: dict[str, list[Link]] = defaultdict(list)
@@ -380,15 +424,49 @@ class StoryIndex:
             self._group_links[root] = used_links.get(root, [])
             for x in idx:
                 self._group_of[x] = root
-        return self._finish(self._groups, self._group_links)
+        return self._finish()
 
-    def _finish(self, members_of: Mapping[str, list[str]], used_links: Mapping[str, list[Link]]) -> list[Cluster]:
+    def _forget(self, root: str) -> None:
+        """A group that is gone or will be formed again: its cluster must be made again too."""
+        self._groups.pop(root, None)
+        self._group_links.pop(root, None)
+        cluster = self._built.pop(root, None)
+        if cluster is not None:
+            self._taken.discard(cluster.id)
+            self._gone.add(self._key.pop(root))
+
+    def _refresh_heat(self) -> None:
+        """Fair heat again for the platforms whose lists changed; their members' clusters are stale."""
         topics = self._topics
-        norm = normalised_heat(list(topics.values()))
+        for src in self._touched:
+            members = [tid for tid in self._by_source.get(src, ()) if tid in topics]
+            norm = normalised_heat([topics[tid] for tid in members])
+            for tid in members:
+                if self._norm.get(tid) != norm[tid]:
+                    self._norm[tid] = norm[tid]
+                    self._stale.add(tid)
+        self._touched = set()
+
+    def _finish(self) -> list[Cluster]:
+        """Make the clusters of groups formed again or holding a member whose heat changed; the
+        others are kept as they were, with their ids. Returns every cluster, hottest first."""
+        self._refresh_heat()
+        for tid in self._stale:
+            root = self._group_of.get(tid)
+            if root is not None and root in self._built:
+                cluster = self._built.pop(root)
+                self._taken.discard(cluster.id)
+                self._gone.add(self._key.pop(root))
+        self._stale = set()
+        topics = self._topics
+        norm = self._norm
         previous = self._previous
+        todo = [root for root in self._groups if root not in self._built]
+        fresh: list[tuple[float, float, str, str]] = []
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
-        for root, idx in members_of.items():
+        for root in todo:
+            idx = self._groups[root]
             if len(idx) == 1:
                 cid = previous.get(idx[0])
                 if cid is not None:
@@ -399,13 +477,13 @@ class StoryIndex:
                 claims.append((cnt, cid, root))
         claims.sort(key=lambda c: (-c[0], c[1], c[2]))
         ids: dict[str, str] = {}
-        used: set[str] = set()
+        used = self._taken
         for _cnt, cid, root in claims:
             if root not in ids and cid not in used:
                 ids[root] = cid
                 used.add(cid)
-        clusters = []
-        for root, idx in members_of.items():
+        for root in todo:
+            idx = self._groups[root]
             order = sorted(idx, key=lambda i: (-norm.get(i, 0.0), i))
             members = tuple(topics[i] for i in order)
             known = ids.get(root)
@@ -418,10 +496,33 @@ class StoryIndex:
             for i, t in zip(order, members, strict=True):
                 best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
             heat = float(sum(t.heat or 0.0 for t in members))
-            links = tuple(sorted(used_links.get(root, []), key=lambda link: -link.overlap))
-            clusters.append(Cluster(cid, members, heat, tuple(best), sum(best.values()), links))
-        clusters.sort(key=lambda c: (-c.score, -c.heat, c.id))
-        return clusters
+            links = tuple(sorted(self._group_links.get(root, []), key=lambda link: -link.overlap))
+            cluster = self._built[root] = Cluster(cid, members, heat, tuple(best), sum(best.values()), links)
+            for i in idx:
+                previous[i] = cid
+            key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)
+            fresh.append(key)
+        # the order kept from the last update, less the clusters made again, plus the new ones
+        ranked = self._order
+        if len(self._gone) + len(fresh) > len(ranked) // 8:
+            gone = self._gone
+            ranked = [o for o in ranked if o not in gone] + fresh
+            ranked.sort()
+        else:
+            for old in self._gone:
+                at = bisect.bisect_left(ranked, old)
+                if at < len(ranked) and ranked[at] == old:
+                    del ranked[at]
+            for new in fresh:
+                bisect.insort(ranked, new)
+        self._order, self._gone = ranked, set()
+        built = self._built
+        return [built[o[3]] for o in ranked]
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise StoppingError("story update abandoned: the service is stopping")
 
 
 def cluster_topics(

@@ -13,7 +13,7 @@ import numpy as np
 
 from .heat import HeatRow, normalised_heat
 
-__all__ = ["prior", "topic_priors"]
+__all__ = ["PriorEntry", "fair_heat", "prior", "topic_priors"]
 
 
 def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -31,15 +31,23 @@ class PriorEntry(Protocol):
     def prior(self) -> Any: ...
 
 
-def topic_priors(entries: Sequence[PriorEntry]) -> np.ndarray:
+def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
+    """Each entry's heat read against its own platform's list (agent/ranking/heat.py), not one raw
+    scale. Pass every entry of the platforms concerned: a platform's list is read as a whole."""
+    fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
+    return np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
+
+
+def topic_priors(entries: Sequence[PriorEntry], heat: np.ndarray | None = None) -> np.ndarray:
+    """The prior of each entry; `heat` is their fair heat when the caller already has it."""
     if not entries:
         return np.zeros(0, dtype=np.float32)
-    # heat read against each platform's own list (agent/ranking/heat.py), not one raw scale
-    fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
-    heat = np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
-    vel = np.array([e.prior.velocity or 0.0 for e in entries], dtype=np.float64)
+    if heat is None:
+        heat = fair_heat(entries)
+    n = len(entries)
+    vel = np.fromiter((e.prior.velocity or 0.0 for e in entries), dtype=np.float64, count=n)
     pos = vel[vel > 0]
     scale = float(np.median(pos)) if pos.size else 1.0
     rising = np.where(vel > 0, np.tanh(vel / max(scale, 1e-9)), 0.0)
-    new = np.array([1.0 if e.prior.is_new else 0.0 for e in entries])
+    new = np.fromiter((e.prior.is_new for e in entries), dtype=np.float64, count=n)
     return prior(heat, rising, new).astype(np.float32)

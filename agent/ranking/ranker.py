@@ -14,6 +14,7 @@ worker thread while queries are answered on the event loop.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -63,14 +64,17 @@ class Ranker:
                         if embedder is not None else None)
         self.snapshot = IndexSnapshot.empty(embedder.dim if embedder is not None else 0)
         self.model_failures = 0  # query encodes that failed and were answered lexically
+        self.cancel = threading.Event()  # set when the service stops: a build in progress is abandoned
         topics = list(topics)
         if topics:
             self.index(topics)
 
     # -- the index -------------------------------------------------------------------
     def build(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None) -> IndexSnapshot:
-        """A new snapshot of `topics`, not yet published. Blocking (embeds uncached titles)."""
-        return build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors)
+        """A new snapshot of `topics`, not yet published. Blocking (embeds titles new since the
+        current snapshot; the rows of those it holds are reused)."""
+        return build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors,
+                              previous=self.snapshot, cancel=self.cancel)
 
     def index(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None) -> IndexSnapshot:
         """Build and publish: queries already running finish on the snapshot they started with."""

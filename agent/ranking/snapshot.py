@@ -3,11 +3,17 @@
 A snapshot is built off the event loop (`build_snapshot`, usually in a worker thread) and
 published with a single assignment, so a query reads either the old index or the new one,
 never the matrix of one and the entries of the other.
+
+Building from the `previous` snapshot costs the new work: rows of topics already held with
+the same text keep their vectors, title terms and BM25 postings; only new texts are embedded
+and tokenized, and topics no longer passed are dropped. A `cancel` event abandons a build
+between embedding chunks (`StoppingError`), so a stopping service does not wait for it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, StoppingError
 from ..models import Topic
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .lexical import BM25Index, tokenize
-from .prior import topic_priors
+from .prior import fair_heat, topic_priors
 
 __all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
 
@@ -89,12 +95,18 @@ class IndexSnapshot:
     prior: np.ndarray  # (n,) in [0, 1]
     tokens: tuple[frozenset[str], ...] = ()  # title terms, for MMR without a model
     dense_ok: bool = True  # False when the model failed while embedding the titles: rank lexically
+    texts: tuple[str, ...] = ()  # what each row was indexed on (`doc_text`), to reuse rows next build
+    model: str = ""  # the embedder whose vectors `matrix` holds ("" without one)
+    heat: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (n,) fair heat, read against each platform
+    keys: tuple[str, ...] = ()  # each row's key, read once at build time
 
     def __len__(self) -> int:
         return len(self.entries)
 
     @property
     def ids(self) -> list[str]:
+        if len(self.keys) == len(self.entries):
+            return list(self.keys)
         return [e.key for e in self.entries]
 
     @classmethod
@@ -102,7 +114,8 @@ class IndexSnapshot:
         return cls((), MappingProxyType({}), _frozen(np.zeros((0, dim))), BM25Index([]), _frozen(np.zeros(0)))
 
 
-def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str]) -> np.ndarray:
+def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str],
+                    cancel: threading.Event | None = None) -> np.ndarray:
     if cache is not None:
         mat, found = cache.get_many(embedder.name, texts, embedder.dim)
     else:
@@ -111,30 +124,103 @@ def _embed_passages(embedder: Embedder, cache: EmbeddingCache | None, texts: lis
     if missing:
         log.info("embedding %d topic texts with %s (%d cached)", len(missing), embedder.name,
                  len(texts) - len(missing))
-    for start in range(0, len(missing), 256):
-        chunk = missing[start : start + 256]
+    for start in range(0, len(missing), 128):  # a cancel waits for one chunk at most (~2 s on two cores)
+        _check(cancel)
+        chunk = missing[start : start + 128]
         vecs = embedder.encode([texts[i] for i in chunk], role="passage")
         mat[chunk] = vecs
-        if cache is not None:
+        if cache is not None:  # each chunk is kept: an abandoned build does not lose what it embedded
             cache.put_many(embedder.name, [texts[i] for i in chunk], vecs)
     return mat
 
 
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise StoppingError("index rebuild abandoned: the service is stopping")
+
+
+def _key(item: Any) -> str:
+    if type(item) is Topic:  # the common case first: `isinstance` on a model class is slow
+        return item.id
+    if isinstance(item, RankerEntry):
+        return item.key
+    topic = getattr(item, "topic", None)
+    return topic.id if isinstance(topic, Topic) else as_entry(item).key
+
+
 def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
-                   vectors: np.ndarray | None = None) -> IndexSnapshot:
+                   vectors: np.ndarray | None = None, previous: IndexSnapshot | None = None,
+                   cancel: threading.Event | None = None) -> IndexSnapshot:
     """Index `topics` (Topic, StoredTopic or RankerEntry). `vectors` skips the model: precomputed
-    passage embeddings, row-aligned with `topics`. Blocking: call it in a worker thread."""
-    entries = tuple(as_entry(t) for t in topics)
-    texts = [doc_text(e.topic) for e in entries]
+    passage embeddings, row-aligned with `topics`. `previous` lends its rows to topics it holds
+    with the same text. Blocking: call it in a worker thread."""
+    items = list(topics)
+    n = len(items)
+    keys = [_key(item) for item in items]
+    model = embedder.name if embedder is not None else ""
+    if previous is not None and len(previous.texts) != len(previous):
+        previous = None  # built without texts: nothing to match rows on
+    reuse_list = [-1] * n
+    same_rows: list[int] = []  # the very entry of the previous snapshot: its heat is known too
+    entry_list: list[RankerEntry] = []
+    texts: list[str] = []
+    new_docs: list[str] = []
+    touched: set[str] = set()  # platforms whose list changed: their fair heat is computed again
+    if previous is not None:
+        prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
+        prev_texts, prev_entries = previous.texts, previous.entries
+        lent = bytearray(len(previous))
+        for i, (item, key) in enumerate(zip(items, keys, strict=True)):
+            j = prev_get(key)
+            if j is not None and not lent[j]:  # a row is lent once
+                old = prev_entries[j]
+                if old is item or old.topic is item:  # the same object: nothing to read again
+                    lent[j] = 1
+                    reuse_list[i] = j
+                    same_rows.append(i)
+                    entry_list.append(old)
+                    texts.append(prev_texts[j])
+                    continue
+                entry = as_entry(item)
+                text = doc_text(entry.topic)
+                if prev_texts[j] == text:
+                    lent[j] = 1
+                    reuse_list[i] = j
+                else:
+                    new_docs.append(text)
+            else:
+                entry = as_entry(item)
+                text = doc_text(entry.topic)
+                new_docs.append(text)
+            touched.add(entry.topic.source)
+            entry_list.append(entry)
+            texts.append(text)
+        touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~np.frombuffer(lent, dtype=bool)).tolist())
+    else:
+        entry_list = [as_entry(item) for item in items]
+        texts = [doc_text(e.topic) for e in entry_list]
+        new_docs = texts
+    reuse = np.asarray(reuse_list, dtype=np.int64)
+    same = np.zeros(n, dtype=bool)
+    same[same_rows] = True
+    entries = tuple(entry_list)
+    held = reuse >= 0
     dense_ok = True
+    _check(cancel)
     if embedder is not None:
         if vectors is not None:
             mat = np.asarray(vectors, dtype=np.float32)
             if mat.shape != (len(entries), embedder.dim):
                 raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
         else:
+            mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
+            fresh = np.flatnonzero(~held)
+            if previous is not None and previous.model == model and previous.dense_ok:
+                mat[held] = previous.matrix[reuse[held]]
+            else:
+                fresh = np.arange(len(entries))
             try:
-                mat = _embed_passages(embedder, cache, texts)
+                mat[fresh] = _embed_passages(embedder, cache, [texts[i] for i in fresh], cancel)
             except ModelError as exc:  # no passage vectors: rank lexically until the next index works
                 log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
                 mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
@@ -142,7 +228,19 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         tokens: tuple[frozenset[str], ...] = ()
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
-        tokens = tuple(frozenset(tokenize(t)) for t in texts)
-    pos = MappingProxyType({e.key: i for i, e in enumerate(entries)})
-    return IndexSnapshot(entries, pos, _frozen(mat), BM25Index(texts), _frozen(topic_priors(entries)), tokens,
-                         dense_ok)
+        old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
+        tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else frozenset(tokenize(t))
+                       for j, t in zip(reuse.tolist(), texts, strict=True))
+    _check(cancel)
+    lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
+    heat = np.zeros(n, dtype=np.float64)
+    if previous is not None and len(previous.heat) == len(previous):
+        heat[same] = previous.heat[reuse[same]]
+        redo = [i for i, e in enumerate(entries) if e.topic.source in touched] if touched else []
+    else:
+        redo = list(range(n))
+    if redo:
+        heat[redo] = fair_heat([entries[i] for i in redo])
+    pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
+    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries, heat)), tokens,
+                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys))

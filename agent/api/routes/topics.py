@@ -5,31 +5,59 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 
 from ...models import Topic, detect_lang
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
-from ..schemas import IngestOut, TopicIn
+from ..ingest import IngestQueue
+from ..schemas import ErrorResponse, IngestOut, TopicIn
 
 router = APIRouter(prefix="/v1", tags=["topics"], responses=AUTHED_ERRORS)
 
 MAX_INGEST = 5000
 
+_INGEST_ERRORS: dict[int | str, dict] = {
+    413: {"model": ErrorResponse,
+          "description": f"More than {MAX_INGEST} topics in one request (the limit is in the message), "
+                         "or a body over the size limit"},
+    429: {"model": ErrorResponse,
+          "description": "Too many topics wait to be indexed, or the API key's rate limit: retry after Retry-After",
+          "headers": {"Retry-After": {"description": "seconds to wait before retrying",
+                                      "schema": {"type": "integer"}}}},
+}
 
-@router.post("/topics", response_model=IngestOut, status_code=201, summary="Bulk-ingest topics from your own source")
-async def ingest_topics(runtime: RuntimeDep, _: ApiKey,
-                        items: Annotated[list[TopicIn], Body(max_length=MAX_INGEST)]) -> IngestOut:
+
+def _queue(request: Request) -> IngestQueue:
+    queue = getattr(request.app.state, "ingest", None)
+    if queue is None:
+        queue = request.app.state.ingest = IngestQueue(request.app.state.runtime.settings.ingest_queue_topics)
+    return queue
+
+
+@router.post("/topics", response_model=IngestOut, status_code=201, summary="Bulk-ingest topics from your own source",
+             responses=_INGEST_ERRORS)
+async def ingest_topics(request: Request, runtime: RuntimeDep, _: ApiKey,
+                        items: Annotated[list[TopicIn], Body(json_schema_extra={"maxItems": MAX_INGEST})]) -> IngestOut:
     if not items:
         raise ApiError(422, "send a non-empty JSON array of topics")
+    if len(items) > MAX_INGEST:
+        raise ApiError(413, f"at most {MAX_INGEST} topics per request; this one has {len(items)}: split it")
+    queue = _queue(request)
+    admitted = queue.admit(len(items))
+    indexed = False
     topics = [
         Topic(source=i.source, item_id=i.id, ref=i.id, title=i.title, summary=i.summary, heat=i.heat, url=i.url,
               rank=i.rank,
               lang=i.lang or detect_lang(i.title), extra={"ingested": True})
         for i in items
     ]
-    await asyncio.to_thread(runtime.store.ingest, topics)
-    await runtime.refresh_topics()
+    try:
+        await asyncio.to_thread(runtime.store.ingest, topics)
+        await runtime.refresh_topics()  # requests arriving together share one rebuild (TopicIndex)
+        indexed = True
+    finally:
+        queue.done(len(items), admitted, indexed=indexed)
     return IngestOut(ingested=len(topics), ids=[t.id for t in topics])
 
 

@@ -1,0 +1,168 @@
+#!/usr/bin/env python
+"""The index's own cost as the held set grows to 100k topics: wall time, RSS, decision latency.
+
+Each step does what the service does after an ingest request or a fetch: re-index everything
+held (`Ranker.index`, building on the previous snapshot) and update the cross-platform story
+index (`StoryIndex.update`). Topics arrive in requests of 5,000 (the `POST /v1/topics` cap).
+
+Titles are real: the Zhihu and AG News topics of `../shared/devsets/relevance.json`, the
+labelled day's items (`stories-2025-04-15.json`) and the titles in the recordings under
+`../shared/upstream` (about 3,000 distinct). Past that count they repeat with a numbered
+suffix (" 第N期" / " #N"), so the term index grows as a real one would, but the titles are
+not all distinct real headlines. Queries are the devset's real utterances.
+
+With the lexical embedder (default) no model runs, so the curve is the index's own cost;
+`--dense` adds 384-dim feature-hashing vectors (`HashEmbedder`) as precomputed embeddings,
+so the dense matrix and the dense neighbour search of the story index are in the curve too.
+
+At each stage it prints: the time to reach it, peak and current RSS, the time of one
+source's fetch of 50 new topics (re-index + stories; the source's list of 50 is replaced,
+as a hot list moves on, while the ingested topics stay), and the p50/p99 of one decision
+(ranking with the gate, prior and MMR, as the live loop asks).
+
+    .venv/bin/python scripts/bench_growth.py                       # lexical, to 100k
+    .venv/bin/python scripts/bench_growth.py --dense --stages 20000 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agent.models import Topic  # noqa: E402
+from agent.ranking import Ranker  # noqa: E402
+from agent.ranking.embedders import HashEmbedder  # noqa: E402
+from agent.ranking.merge import StoryIndex, background_of  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+FETCHED = "live"  # the fetched source: like a hot list, it holds its latest 50 items only
+_TITLE_KEYS = {"title", "word", "note", "query"}
+
+
+def _walk(obj: object, out: dict[str, str], source: str) -> None:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if key in _TITLE_KEYS and isinstance(value, str) and 4 <= len(value.strip()) <= 200:
+                out.setdefault(value.strip(), source)
+            else:
+                _walk(value, out, source)
+    elif isinstance(obj, list):
+        for value in obj:
+            _walk(value, out, source)
+
+
+def real_titles() -> list[tuple[str, str]]:
+    """(source, title) of every distinct real title in the devsets and the upstream recordings."""
+    out: dict[str, str] = {}
+    rel = json.loads((SHARED / "devsets" / "relevance.json").read_text(encoding="utf-8"))
+    for lang in ("zh", "en"):
+        for t in rel[lang]["topics"]:
+            out.setdefault(t["title"], t.get("source") or "news")
+    day = json.loads((SHARED / "devsets" / "stories-2025-04-15.json").read_text(encoding="utf-8"))
+    for item in day["items"]:
+        out.setdefault(item["title"], item["source"])
+    for path in sorted((SHARED / "upstream").rglob("*.json")):
+        try:
+            _walk(json.loads(path.read_text(encoding="utf-8")), out, path.relative_to(SHARED / "upstream").parts[0])
+        except (ValueError, UnicodeDecodeError):
+            continue
+    return [(source, title) for title, source in out.items()]
+
+
+def queries() -> list[str]:
+    rel = json.loads((SHARED / "devsets" / "relevance.json").read_text(encoding="utf-8"))
+    return [q["text"] for lang in ("zh", "en") for q in rel[lang]["queries"]]
+
+
+def make_topics(base: list[tuple[str, str]], start: int, count: int, source: str | None = None) -> list[Topic]:
+    out = []
+    for i in range(start, start + count):
+        src, title = base[i % len(base)]
+        lap = i // len(base)
+        if lap:
+            cjk = any("\u4e00" <= ch <= "\u9fff" for ch in title)
+            title = f"{title} 第{lap}期" if cjk else f"{title} #{lap}"
+        out.append(Topic(source=source or src, item_id=f"g{i}", title=title, heat=float(count - (i - start)),
+                         rank=(i - start) % 50 + 1))
+    return out
+
+
+def rss_mib() -> tuple[float, float]:
+    """(peak, current) resident set size of this process, MiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    current = peak
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            current = int(line.split()[1]) / 1024
+    return peak, current
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stages", type=int, nargs="+", default=[1000, 5000, 10000, 20000, 50000, 100000])
+    parser.add_argument("--batch", type=int, default=5000, help="topics per ingest request (the API's cap)")
+    parser.add_argument("--dense", action="store_true", help="384-dim hashing vectors as precomputed embeddings")
+    parser.add_argument("--decisions", type=int, default=200, help="decisions timed per stage")
+    args = parser.parse_args()
+    base = real_titles()
+    utterances = queries()
+    embedder = HashEmbedder(384) if args.dense else None
+    ranker = Ranker(embedder)
+    stories = StoryIndex(background=background_of(embedder))
+    print(f"{len(base)} distinct real titles, repeated with a numbered suffix past that; "
+          f"{'hashing vectors (384 dims)' if args.dense else 'lexical embedder'}; requests of {args.batch}",
+          flush=True)
+    print(f"{'held':>7} {'to reach s':>10} {'peak MiB':>9} {'RSS MiB':>8} {'+50 index ms':>13} "
+          f"{'+50 stories ms':>15} {'+50 total ms':>13} {'decide p50 ms':>14} {'p99 ms':>7}", flush=True)
+    held: list[Topic] = []
+    made = 0  # topics made so far: item ids never repeat
+    elapsed = 0.0
+
+    def reindex(topics: list[Topic]) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        snap = ranker.index(topics)
+        t1 = time.perf_counter()
+        stories.update([e.topic for e in snap.entries], snap.matrix if embedder is not None else None, ids=snap.ids)
+        return t1 - t0, time.perf_counter() - t1
+
+    rng = np.random.default_rng(0)
+    fetch = 0
+    for stage in sorted(args.stages):
+        while len(held) < stage:
+            count = min(args.batch, stage - len(held))
+            held += make_topics(base, made, count)
+            made += count
+            a, b = reindex(held)
+            elapsed += a + b
+        peak, _ = rss_mib()
+        # one source's fetch: its hot list of 50 is replaced by 50 new topics
+        fetch += 1
+        new = make_topics(base, made, 50, source=FETCHED)
+        made += 50
+        step = [t for t in held if t.source != FETCHED] + new
+        idx_s, story_s = reindex(step)
+        held = step
+        times = []
+        for q in rng.choice(utterances, size=args.decisions):
+            t0 = time.perf_counter()
+            ranker.rank_sync(str(q), top_k=15, gate=True, prior=True, mmr=True)
+            times.append(time.perf_counter() - t0)
+        ms = np.array(times) * 1000
+        _, current = rss_mib()
+        print(f"{len(held):>7} {elapsed:>10.1f} {peak:>9.0f} {current:>8.0f} {idx_s * 1000:>13.0f} "
+              f"{story_s * 1000:>15.0f} {(idx_s + story_s) * 1000:>13.0f} {np.percentile(ms, 50):>14.1f} "
+              f"{np.percentile(ms, 99):>7.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
