@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,13 +44,25 @@ class SQLiteStore(SQLStore):
         self._db.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
+
+    def _wal(self) -> None:
+        # Switching a new file to WAL needs it alone for a moment, and SQLite answers "locked" at
+        # once, without its busy timeout, when another process is opening the same new file.
+        for attempt in range(50):
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
+                time.sleep(0.05 + 0.01 * attempt)
 
     # -- plumbing ----------------------------------------------------------
     @property
