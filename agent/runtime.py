@@ -212,20 +212,6 @@ class Runtime:
     def story_key(self, topic_id: str) -> str:
         return self.index.story_key(topic_id)
 
-    def members_of(self, stories: set[str]) -> set[str]:
-        return self.index.members_of(stories)
-
-    def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
-                        session_id: str | None = None, summary: str | None = None) -> Caption:
-        return self.composer.compose(ranked, profile=profile, ttl_ms=ttl_ms, session_id=session_id,
-                                     summary=summary)
-
-    async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
-        return await self.composer.gloss(title, context, timeout_s=timeout_s)
-
-    async def push(self, item: Any, *, display: str = "session") -> list[str]:
-        return await self.router.push(item, display=display)
-
     async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,
                                now: float | None = None) -> UtteranceResult:
         """One utterance in, captions out (usually none): the glasses' whole loop."""

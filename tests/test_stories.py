@@ -193,7 +193,7 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
     await rt.start()
     try:
         ranked = await rt.rank("油价最大跌幅", top_k=1, prior=False)
-        caption = rt.compose_caption(ranked[0], profile="hud-web")
+        caption = rt.composer.compose(ranked[0], profile="hud-web")
         assert "百度#1 · 抖音#9" in caption.text
         assert "百度#1 · 抖音#9 50万" in caption.text  # the leading platform's own heat, not a sum of two scales
     finally:
