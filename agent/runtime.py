@@ -33,6 +33,7 @@ from .display.configured import build_displays
 from .display.hud import HudHub
 from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
+from .display.redis_fanout import RedisFanout
 from .display.router import DisplayRouter
 from .engine.runner import WorkflowEngine
 from .errors import InputError
@@ -54,6 +55,13 @@ from .topic_index import TopicIndex
 __all__ = ["Runtime", "UtteranceResult"]
 
 log = logging.getLogger("trendlens.runtime")
+
+
+def _caption_fanout(settings: Settings) -> CaptionFanout:
+    """In process by default; through Redis when instances share one (`TRENDLENS_REDIS_URL`)."""
+    if settings.redis_url is None:
+        return HudHub()
+    return RedisFanout(settings.redis_url.get_secret_value())
 T = TypeVar("T")
 
 
@@ -97,7 +105,7 @@ class Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
         store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
-                      sessions=SessionManager(store), hud=HudHub(), embedder=embedder)
+                      sessions=SessionManager(store), hud=_caption_fanout(settings), embedder=embedder)
         runtime.collector.metrics = runtime.metrics
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
@@ -126,6 +134,8 @@ class Runtime:
         loaded = await load_ranker(self.settings, self.embedder_choice)
         self.model_error = loaded.model_error
         self.index.ranker = loaded.ranker
+        if isinstance(self.hud, RedisFanout):
+            await self.hud.start()
         await self.refresh_topics()
 
     async def aclose(self) -> None:

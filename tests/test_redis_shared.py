@@ -1,0 +1,57 @@
+"""Two instances on one database and one Redis act as one service for captions."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from agent.api import create_app
+
+from .api.conftest import AUTH, make_runtime
+
+
+def _instance(data_dir: Path, redis_url: str) -> TestClient:
+    runtime = make_runtime(data_dir, redis_url=redis_url)
+    return TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False))
+
+
+def test_a_caption_made_on_one_instance_reaches_the_websocket_held_by_another(redis_server, tmp_path):
+    data = tmp_path / "shared"  # one SQLite file for both: the session rows are shared
+    with _instance(data, redis_server.url) as a, _instance(data, redis_server.url) as b:
+        s = a.post("/v1/sessions", json={"profile": "even-g1"}, headers=AUTH).json()
+        with b.websocket_connect(f"/hud/{s['id']}/ws?token={s['token']}") as ws:
+            deadline = time.monotonic() + 5
+            while b.app.state.runtime.hud.subscriber_count(s["id"]) == 0 and time.monotonic() < deadline:
+                time.sleep(0.02)  # the socket is accepted before the route subscribes
+            received: list[dict] = []
+            reader = threading.Thread(target=lambda: received.append(json.loads(ws.receive_text())), daemon=True)
+            reader.start()
+            r = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+            assert r.status_code == 200
+            shown = r.json()["captions"]
+            assert shown, r.json()
+            reader.join(timeout=10)
+            assert received, "no caption reached the other instance's WebSocket"
+            assert received[0]["type"] == "caption" and received[0]["session_id"] == s["id"]
+            assert received[0]["text"] == shown[0]["text"] and received[0]["topic_id"] == shown[0]["topic_id"]
+        # and B remembers it for a viewer that connects later
+        assert b.app.state.runtime.hud.last_caption(s["id"]).text == shown[0]["text"]
+
+
+def test_one_key_draws_on_one_rate_limit_bucket_across_instances(redis_server, tmp_path):
+    data = tmp_path / "shared"
+    limits = {"rate_limit_per_s": 0.2, "rate_limit_burst": 4}
+    runtime_a = make_runtime(data, redis_url=redis_server.url, **limits)
+    runtime_b = make_runtime(data, redis_url=redis_server.url, **limits)
+    with TestClient(create_app(runtime_a.settings, runtime=runtime_a, schedule=False, announce_key=False)) as a, \
+            TestClient(create_app(runtime_b.settings, runtime=runtime_b, schedule=False, announce_key=False)) as b:
+        codes = [c.get("/v1/topics", headers=AUTH).status_code for c in (a, b, a, b)]
+        assert codes == [200] * 4
+        refused = b.get("/v1/topics", headers=AUTH)  # the fifth, on either instance, is past the shared burst
+        assert refused.status_code == 429
+        assert 1 <= int(refused.headers["Retry-After"]) <= 5
+        assert a.get("/v1/topics", headers=AUTH).status_code == 429
