@@ -48,6 +48,7 @@ from .resources import workflows_dir
 from .scheduling import FetchJob
 from .sessions import Session, SessionManager, SessionStore
 from .settings import Settings
+from .shared_sessions import RedisSessionState
 from .step_deps import PartsDeps
 from .store import Store, StoredTopic, open_store
 from .topic_index import TopicIndex
@@ -124,7 +125,8 @@ class Runtime:
         runtime.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=runtime.index,
                                  composer=runtime.composer, router=runtime.router, fetch_job=runtime.fetch_job)
         engine = WorkflowEngine(runtime.deps, settings.workflows_dir or workflows_dir())
-        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics)
+        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics, shared=shared)
         runtime.engine = engine
         return runtime
 
@@ -144,6 +146,8 @@ class Runtime:
             await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
+        if self.live is not None and self.live.shared is not None:
+            await self.live.shared.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:
             self.ranker.batcher.close()
         await asyncio.to_thread(self.fetch_job.locks.close)

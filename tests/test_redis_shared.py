@@ -55,3 +55,21 @@ def test_one_key_draws_on_one_rate_limit_bucket_across_instances(redis_server, t
         assert refused.status_code == 429
         assert 1 <= int(refused.headers["Retry-After"]) <= 5
         assert a.get("/v1/topics", headers=AUTH).status_code == 429
+
+
+def test_a_session_made_on_one_instance_continues_on_another(redis_server, tmp_path):
+    data = tmp_path / "shared"
+    with _instance(data, redis_server.url) as a, _instance(data, redis_server.url) as b:
+        s = a.post("/v1/sessions", json={}, headers=AUTH).json()
+        first = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+        assert first.status_code == 200 and first.json()["captions"], first.json()
+        # the same words on B: B knows the caption is still on screen and was just shown, so it stays quiet
+        again = b.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+        assert again.status_code == 200
+        assert again.json()["captions"] == [], again.json()
+        assert again.json()["decision"]["show"] is False
+        # and B's conversation window holds what A heard
+        window = b.app.state.runtime.sessions.get(s["id"]).window
+        assert [u.text for u in window._items] == ["春晚机器人扭秧歌你们看了吗"] * 2
+        history = a.get(f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
+        assert len(history) == 2
