@@ -73,3 +73,33 @@ def test_a_session_made_on_one_instance_continues_on_another(redis_server, tmp_p
         assert [u.text for u in window._items] == ["春晚机器人扭秧歌你们看了吗"] * 2
         history = a.get(f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
         assert len(history) == 2
+
+
+async def test_the_fanout_subscribes_again_when_its_redis_connection_drops(redis_server):
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from agent.captions.caption import Caption
+    from agent.display.redis_fanout import RedisFanout
+
+    hub = RedisFanout(redis_server.url, channel="trendlens:test-reconnect")
+    await hub.start()
+    admin = aioredis.from_url(redis_server.url)
+    try:
+        sub = hub.subscribe("s1")
+        assert await admin.client_kill_filter(_type="pubsub") >= 1  # as when Redis restarts
+        caption = Caption(topic_id="t1", title="春晚", text="春晚", lines=("春晚",), score=0.9, source="weibo",
+                          ttl_ms=60_000, profile="hud-web", session_id="s1")
+        got = None
+        for _ in range(40):  # captions published while it resubscribes are lost; the next ones arrive
+            await hub.show(caption)
+            try:
+                got = await asyncio.wait_for(sub.get(), 0.25)
+                break
+            except TimeoutError:
+                continue
+        assert got is not None and got["topic_id"] == "t1"
+    finally:
+        await admin.aclose()
+        await hub.aclose()

@@ -62,22 +62,26 @@ class RedisFanout:
             self._listener.result()  # raises why it could not subscribe
 
     async def _listen(self, ready: asyncio.Event) -> None:
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        try:
-            await pubsub.subscribe(self._channel)
-            ready.set()
-            while True:
-                try:
+        from redis.exceptions import RedisError
+
+        while True:
+            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self._channel)
+                ready.set()
+                while True:
                     message = await pubsub.get_message(timeout=None)
-                except (ConnectionError, OSError) as exc:  # Redis restarted: resubscribe after a pause
-                    log.warning("caption fan-out lost Redis (%s); reconnecting", exc)
-                    await asyncio.sleep(0.5)
-                    continue
-                if message is not None and message.get("type") == "message":
-                    await self._deliver(message["data"])
-        finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                    if message is not None and message.get("type") == "message":
+                        await self._deliver(message["data"])
+            except (RedisError, OSError) as exc:
+                if not ready.is_set():
+                    raise  # at start: the service should not come up deaf to other instances
+                # Redis restarted or the link dropped: subscribe again on a fresh connection
+                log.warning("caption fan-out lost Redis (%s); resubscribing", exc)
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
 
     async def _deliver(self, data: str) -> None:
         try:
