@@ -16,15 +16,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from .errors import OverloadError
+from .errors import OverloadError, TrendLensError
 from .gating import Candidate, SessionGate
 from .ranking.window import ConversationWindow, Utterance
 
-__all__ = ["RedisSessionState", "SessionBusy"]
+__all__ = ["RedisSessionState", "SessionBusy", "SharedStateError"]
 
 STATE_TTL_S = 3600  # longer than any gate cooldown or window age: an hour-idle session starts fresh
 LOCK_TIMEOUT_S = 60.0  # a crashed holder's lock lapses after this; no utterance takes so long
 LOCK_WAIT_S = 30.0
+
+
+class SharedStateError(TrendLensError):
+    """Redis, where instances share session state and rate limits, could not be reached (503)."""
 
 
 class SessionBusy(OverloadError):
@@ -66,22 +70,29 @@ class RedisSessionState:
     @asynccontextmanager
     async def held(self, session_id: str, window: ConversationWindow, gate: SessionGate) -> AsyncIterator[None]:
         """Lock the session across instances, load its state into `window`/`gate`, save it on the way out."""
-        from redis.exceptions import LockError
+        from redis.exceptions import LockError, RedisError
 
         lock = self._redis.lock(self._prefix + session_id + ":lock", timeout=LOCK_TIMEOUT_S,
                                 blocking_timeout=LOCK_WAIT_S)
-        if not await lock.acquire():
+        try:
+            acquired = await lock.acquire()
+            data = await self._redis.get(self._prefix + session_id) if acquired else None
+        except (RedisError, OSError) as exc:
+            raise SharedStateError(f"session state unavailable (Redis: {exc}); try again shortly") from exc
+        if not acquired:
             raise SessionBusy(f"session {session_id} is busy on another instance")
         try:
-            data = await self._redis.get(self._prefix + session_id)
             if data is not None:
                 load_state(data, window, gate)
             yield
-            await self._redis.set(self._prefix + session_id, dump_state(window, gate), ex=STATE_TTL_S)
+            try:
+                await self._redis.set(self._prefix + session_id, dump_state(window, gate), ex=STATE_TTL_S)
+            except (RedisError, OSError) as exc:  # the decision is recorded; the gate forgets this one
+                raise SharedStateError(f"session state not saved (Redis: {exc})") from exc
         finally:
             try:
                 await lock.release()
-            except LockError:  # it lapsed: the state was still saved above, under our own write
+            except (LockError, RedisError, OSError):  # lapsed or unreachable: its lease ends it anyway
                 pass
 
     async def aclose(self) -> None:

@@ -103,3 +103,22 @@ async def test_the_fanout_subscribes_again_when_its_redis_connection_drops(redis
     finally:
         await admin.aclose()
         await hub.aclose()
+
+
+def test_redis_gone_is_a_503_with_one_line_not_a_crash(tmp_path):
+    from .servers import start_redis
+
+    own = start_redis()  # this test stops its Redis; the others keep theirs
+    stopped = False
+    try:
+        with _instance(tmp_path / "d", own.url) as a:
+            s = a.post("/v1/sessions", json={}, headers=AUTH).json()
+            own.stop()
+            stopped = True
+            r = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+            assert r.status_code == 503
+            assert "unavailable (Redis" in r.json()["error"]["message"]
+            assert "Traceback" not in r.text
+    finally:
+        if not stopped:
+            own.stop()

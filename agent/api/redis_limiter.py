@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..shared_sessions import SharedStateError
+
 __all__ = ["RedisRateLimiter"]
 
 # KEYS[1] the bucket; ARGV rate (tokens/s), burst. Returns the wait in seconds, as a string
@@ -42,7 +44,12 @@ class RedisRateLimiter:
 
     def take(self, key: str, now: float | None = None) -> float:
         # `now` is ignored: Redis's clock is the one all instances share
-        return float(self._take(keys=[self._prefix + key], args=[self.rate, self.burst]))
+        from redis.exceptions import RedisError
+
+        try:
+            return float(self._take(keys=[self._prefix + key], args=[self.rate, self.burst]))
+        except (RedisError, OSError) as exc:
+            raise SharedStateError(f"rate limits unavailable (Redis: {exc}); try again shortly") from exc
 
     def close(self) -> None:
         self._redis.close()

@@ -106,13 +106,20 @@ class RedisFanout:
     async def show(self, caption: Caption) -> bool:
         if caption.expired(self._clock()):
             return False
-        await self._redis.publish(self._channel, json.dumps({"type": "caption", "caption": caption.to_public()},
-                                                            ensure_ascii=False))
-        return True
+        return await self._publish({"type": "caption", "caption": caption.to_public()})
 
     async def clear(self, session_id: str | None = None) -> None:
-        await self._redis.publish(self._channel, json.dumps({"type": "clear",
-                                                             "session_id": session_id or DEFAULT_SESSION}))
+        await self._publish({"type": "clear", "session_id": session_id or DEFAULT_SESSION})
+
+    async def _publish(self, payload: dict[str, Any]) -> bool:
+        from redis.exceptions import RedisError
+
+        try:
+            await self._redis.publish(self._channel, json.dumps(payload, ensure_ascii=False))
+        except (RedisError, OSError) as exc:  # the decision and caption are recorded; only the HUD misses it
+            log.warning("caption fan-out: Redis unreachable, caption not shown on HUDs: %s", exc)
+            return False
+        return True
 
     async def aclose(self) -> None:
         if self._listener is not None:
