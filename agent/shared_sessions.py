@@ -23,8 +23,12 @@ from .ranking.window import ConversationWindow, Utterance
 __all__ = ["RedisSessionState", "SessionBusy", "SharedStateError"]
 
 STATE_TTL_S = 3600  # longer than any gate cooldown or window age: an hour-idle session starts fresh
-LOCK_TIMEOUT_S = 60.0  # a crashed holder's lock lapses after this; no utterance takes so long
-LOCK_WAIT_S = 30.0
+# A killed holder's lock lapses after its lease, and the next utterance, waiting longer than the
+# lease, then goes ahead: the session carries on from another instance within LOCK_TIMEOUT_S.
+# An utterance slower than the lease (a remote embedder retrying) loses only exclusivity: the
+# state is last-writer-wins, at worst one caption twice.
+LOCK_TIMEOUT_S = 20.0
+LOCK_WAIT_S = 25.0
 
 
 class SharedStateError(TrendLensError):
