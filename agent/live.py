@@ -19,6 +19,7 @@ from .sessions import Session, SessionStore, clean_utterance
 if TYPE_CHECKING:
     from .engine.runner import WorkflowEngine
     from .metrics import Metrics
+    from .shared_sessions import RedisSessionState
 
 __all__ = ["LiveLoop", "LiveResult"]
 
@@ -38,35 +39,44 @@ class LiveResult:
 
 
 class LiveLoop:
-    def __init__(self, engine: WorkflowEngine, sessions: SessionStore, *, metrics: Metrics | None = None) -> None:
+    def __init__(self, engine: WorkflowEngine, sessions: SessionStore, *, metrics: Metrics | None = None,
+                 shared: RedisSessionState | None = None) -> None:
         self.engine = engine
         self.sessions = sessions
         self.metrics = metrics
+        self.shared = shared  # set when instances share sessions: their live state is loaded and saved per utterance
 
     async def hear(self, session: Session, text: Any, *, final: bool = True, now: float | None = None) -> LiveResult:
         """One utterance in, captions out (usually none): the glasses' whole loop."""
         clean, warning = clean_utterance(text)
         now = time.time() if now is None else now
         async with session.lock:
-            session.window.add(clean, ts=now)
-            if not final:
-                # partial transcripts change word by word; deciding on them makes captions flicker
-                return LiveResult(warning=warning)
-            session.gate.hear(clean)
-            captions: list[Caption] = []
-            decision: Decision | None = None
-            for spec in self.engine.for_event("utterance"):
-                record = await self.engine.run(spec.name, trigger="event:utterance",
-                                               value=Utterance(session, clean, now))
-                end = record.result
-                d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
-                made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None
-                if made is not None:
-                    captions.append(made)
-                    session.last_caption = made
-                if d is not None:
-                    decision = d
-                    if self.metrics is not None:
-                        self.metrics.decisions.inc(d.reason)
-                    await asyncio.to_thread(self.sessions.record, session, clean, d, made)
-            return LiveResult(decision=decision, captions=captions, warning=warning)
+            if self.shared is None:
+                return await self._hear(session, clean, warning, final, now)
+            async with self.shared.held(session.id, session.window, session.gate):
+                return await self._hear(session, clean, warning, final, now)
+
+    async def _hear(self, session: Session, clean: str, warning: str | None, final: bool, now: float) -> LiveResult:
+        """The utterance, with the session's lock held (and its shared state loaded)."""
+        session.window.add(clean, ts=now)
+        if not final:
+            # partial transcripts change word by word; deciding on them makes captions flicker
+            return LiveResult(warning=warning)
+        session.gate.hear(clean)
+        captions: list[Caption] = []
+        decision: Decision | None = None
+        for spec in self.engine.for_event("utterance"):
+            record = await self.engine.run(spec.name, trigger="event:utterance",
+                                           value=Utterance(session, clean, now))
+            end = record.result
+            d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
+            made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None
+            if made is not None:
+                captions.append(made)
+                session.last_caption = made
+            if d is not None:
+                decision = d
+                if self.metrics is not None:
+                    self.metrics.decisions.inc(d.reason)
+                await asyncio.to_thread(self.sessions.record, session, clean, d, made)
+        return LiveResult(decision=decision, captions=captions, warning=warning)

@@ -33,6 +33,7 @@ from .display.configured import build_displays
 from .display.hud import HudHub
 from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
+from .display.redis_fanout import RedisFanout
 from .display.router import DisplayRouter
 from .engine.runner import WorkflowEngine
 from .errors import InputError
@@ -47,6 +48,7 @@ from .resources import workflows_dir
 from .scheduling import FetchJob
 from .sessions import Session, SessionManager, SessionStore
 from .settings import Settings
+from .shared_sessions import RedisSessionState
 from .step_deps import PartsDeps
 from .store import Store, StoredTopic, open_store
 from .topic_index import TopicIndex
@@ -54,6 +56,13 @@ from .topic_index import TopicIndex
 __all__ = ["Runtime", "UtteranceResult"]
 
 log = logging.getLogger("trendlens.runtime")
+
+
+def _caption_fanout(settings: Settings) -> CaptionFanout:
+    """In process by default; through Redis when instances share one (`TRENDLENS_REDIS_URL`)."""
+    if settings.redis_url is None:
+        return HudHub()
+    return RedisFanout(settings.redis_url.get_secret_value())
 T = TypeVar("T")
 
 
@@ -97,7 +106,7 @@ class Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
         store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
-                      sessions=SessionManager(store), hud=HudHub(), embedder=embedder)
+                      sessions=SessionManager(store), hud=_caption_fanout(settings), embedder=embedder)
         runtime.collector.metrics = runtime.metrics
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
@@ -116,7 +125,8 @@ class Runtime:
         runtime.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=runtime.index,
                                  composer=runtime.composer, router=runtime.router, fetch_job=runtime.fetch_job)
         engine = WorkflowEngine(runtime.deps, settings.workflows_dir or workflows_dir())
-        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics)
+        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics, shared=shared)
         runtime.engine = engine
         return runtime
 
@@ -126,6 +136,8 @@ class Runtime:
         loaded = await load_ranker(self.settings, self.embedder_choice)
         self.model_error = loaded.model_error
         self.index.ranker = loaded.ranker
+        if isinstance(self.hud, RedisFanout):
+            await self.hud.start()
         await self.refresh_topics()
 
     async def aclose(self) -> None:
@@ -134,6 +146,8 @@ class Runtime:
             await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
+        if self.live is not None and self.live.shared is not None:
+            await self.live.shared.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:
             self.ranker.batcher.close()
         await asyncio.to_thread(self.fetch_job.locks.close)

@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     database_url: SecretStr | None = Field(default=None, description=(
         "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
+    redis_url: SecretStr | None = Field(default=None, description=(
+        "redis://host:port/db to share captions, sessions and rate limits between instances; in process when unset"))
 
     # --- fetching --------------------------------------------------------
     sources: Annotated[list[str] | None, NoDecode] = Field(default=None,
@@ -154,6 +156,13 @@ class Settings(BaseSettings):
     def _check_database_url(cls, v: SecretStr | None) -> SecretStr | None:
         if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
             raise ValueError("database_url must be a postgresql:// URL (unset for SQLite in the data dir)")
+        return v
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("redis_url must be a redis://, rediss:// or unix:// URL (unset to keep state in process)")
         return v
 
     @field_validator("device")

@@ -18,6 +18,24 @@ def test_a_bad_database_url_names_the_variable(monkeypatch):
     get_settings.cache_clear()
 
 
+def test_a_bad_redis_url_names_the_variable(monkeypatch):
+    monkeypatch.setenv("TRENDLENS_REDIS_URL", "localhost:6379")
+    get_settings.cache_clear()
+    with pytest.raises(ConfigError, match=r"^invalid setting redis_url \(TRENDLENS_REDIS_URL\): "
+                                          r"redis_url must be a redis://"):
+        get_settings()
+    get_settings.cache_clear()
+
+
+def test_unset_redis_keeps_captions_in_process(tmp_path):
+    from agent.display.hud import HudHub
+    from agent.runtime import Runtime
+
+    runtime = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=None)
+    assert type(runtime.hud) is HudHub and runtime.live is not None and runtime.live.shared is None
+    runtime.store.close()
+
+
 def test_the_store_location_never_shows_the_password(tmp_path):
     settings = Settings(data_dir=tmp_path, database_url="postgresql://trendlens:s3cret@db.internal:5432/trendlens")
     assert store_location(settings) == "postgresql://trendlens:***@db.internal:5432/trendlens"

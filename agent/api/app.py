@@ -18,6 +18,7 @@ from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
+from .redis_limiter import RedisRateLimiter
 from .routes import chat, digest, health, hud, sessions, topics, workflows
 from .security import KeyRing, RateLimiter
 
@@ -46,7 +47,10 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 # shown once; only its hash is kept
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
         app.state.keys = keys
-        app.state.limiter = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
+        app.state.limiter = (RedisRateLimiter(settings.redis_url.get_secret_value(), settings.rate_limit_per_s,
+                                              settings.rate_limit_burst)
+                             if settings.redis_url is not None
+                             else RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst))
         if start_runtime:
             await rt.start()
         scheduler = None
@@ -67,6 +71,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 first_fetch.cancel()
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
+            if isinstance(app.state.limiter, RedisRateLimiter):
+                app.state.limiter.close()
             if start_runtime:
                 await rt.aclose()
 

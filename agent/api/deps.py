@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from ..runtime import Runtime
 from ..sessions import Session
 from .errors import ApiError
+from .redis_limiter import RedisRateLimiter
 from .security import KeyRing, RateLimiter
 
 __all__ = ["ApiKey", "RuntimeDep", "bearer", "get_runtime", "require_key", "session_or_404"]
@@ -43,7 +44,7 @@ def require_key(request: Request,
     digest = keys.check(token)
     if digest is None:
         raise ApiError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
-    limiter: RateLimiter = request.app.state.limiter
+    limiter: RateLimiter | RedisRateLimiter = request.app.state.limiter
     wait = limiter.take(digest)
     if wait:
         raise ApiError(429, "rate limit exceeded for this key", headers={"Retry-After": str(max(1, round(wait)))})

@@ -1,0 +1,103 @@
+"""`RedisSessionState`: a session's live state (gate timing, conversation window) kept in Redis.
+
+The session rows are in the shared database; what decides the next caption is in
+memory. With `TRENDLENS_REDIS_URL` set, each utterance loads that state from one
+Redis key, runs, and saves it back, under a Redis lock per session, so an
+utterance sent to any instance continues the same conversation and two
+instances never decide for one session at once. The key expires with the
+conversation window's own horizon plus a margin: idle sessions cost nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from .errors import OverloadError, TrendLensError
+from .gating import Candidate, SessionGate
+from .ranking.window import ConversationWindow, Utterance
+
+__all__ = ["RedisSessionState", "SessionBusy", "SharedStateError"]
+
+STATE_TTL_S = 3600  # longer than any gate cooldown or window age: an hour-idle session starts fresh
+# A killed holder's lock lapses after its lease, and the next utterance, waiting longer than the
+# lease, then goes ahead: the session carries on from another instance within LOCK_TIMEOUT_S.
+# An utterance slower than the lease (a remote embedder retrying) loses only exclusivity: the
+# state is last-writer-wins, at worst one caption twice.
+LOCK_TIMEOUT_S = 20.0
+LOCK_WAIT_S = 25.0
+
+
+class SharedStateError(TrendLensError):
+    """Redis, where instances share session state and rate limits, could not be reached (503)."""
+
+
+class SessionBusy(OverloadError):
+    """Another instance held the session's lock longer than an utterance may wait: 429, try again."""
+
+
+def dump_state(window: ConversationWindow, gate: SessionGate) -> str:
+    on = gate.on_screen
+    return json.dumps({
+        "window": [[u.text, u.ts] for u in window._items],
+        "chars": gate.chars_since_decision,
+        "on_screen": [on.topic_id, on.score, on.key] if on is not None else None,
+        "on_screen_until": gate.on_screen_until,
+        "last_shown_at": None if math.isinf(gate.last_shown_at) else gate.last_shown_at,
+        "shown": [list(s) for s in gate.shown],
+    }, ensure_ascii=False)
+
+
+def load_state(data: str, window: ConversationWindow, gate: SessionGate) -> None:
+    state: dict[str, Any] = json.loads(data)
+    window._items.clear()
+    window._items.extend(Utterance(str(text), float(ts)) for text, ts in state["window"])
+    gate.chars_since_decision = int(state["chars"])
+    on = state["on_screen"]
+    gate.on_screen = Candidate(topic_id=str(on[0]), score=float(on[1]), key=str(on[2])) if on else None
+    gate.on_screen_until = float(state["on_screen_until"])
+    gate.last_shown_at = float("-inf") if state["last_shown_at"] is None else float(state["last_shown_at"])
+    gate.shown.clear()
+    gate.shown.extend((float(at), str(story)) for at, story in state["shown"])
+
+
+class RedisSessionState:
+    def __init__(self, url: str, *, prefix: str = "trendlens:session:") -> None:
+        import redis.asyncio as aioredis
+
+        self._redis: Any = aioredis.from_url(url, decode_responses=True)
+        self._prefix = prefix
+
+    @asynccontextmanager
+    async def held(self, session_id: str, window: ConversationWindow, gate: SessionGate) -> AsyncIterator[None]:
+        """Lock the session across instances, load its state into `window`/`gate`, save it on the way out."""
+        from redis.exceptions import LockError, RedisError
+
+        lock = self._redis.lock(self._prefix + session_id + ":lock", timeout=LOCK_TIMEOUT_S,
+                                blocking_timeout=LOCK_WAIT_S)
+        try:
+            acquired = await lock.acquire()
+            data = await self._redis.get(self._prefix + session_id) if acquired else None
+        except (RedisError, OSError) as exc:
+            raise SharedStateError(f"session state unavailable (Redis: {exc}); try again shortly") from exc
+        if not acquired:
+            raise SessionBusy(f"session {session_id} is busy on another instance")
+        try:
+            if data is not None:
+                load_state(data, window, gate)
+            yield
+            try:
+                await self._redis.set(self._prefix + session_id, dump_state(window, gate), ex=STATE_TTL_S)
+            except (RedisError, OSError) as exc:  # the decision is recorded; the gate forgets this one
+                raise SharedStateError(f"session state not saved (Redis: {exc})") from exc
+        finally:
+            try:
+                await lock.release()
+            except (LockError, RedisError, OSError):  # lapsed or unreachable: its lease ends it anyway
+                pass
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
