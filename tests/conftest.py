@@ -90,3 +90,17 @@ def store(database_url: str | None, tmp_path: Path):
     opened = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
     yield opened
     opened.close()
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path):
+    """A started runtime on the synthetic demo snapshot with the hash test embedder (no model load)."""
+    from agent.ranking import HashEmbedder
+    from agent.runtime import Runtime
+    from agent.settings import Settings
+
+    rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=HashEmbedder())
+    await rt.collector.cycle()
+    await rt.start()
+    yield rt
+    await rt.aclose()

@@ -2,22 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from agent.gating import Decision, GatePolicy
 from agent.live import LiveLoop, LiveResult
-from agent.ranking import HashEmbedder
-from agent.runtime import Runtime
-from agent.settings import Settings
-
-
-@pytest.fixture
-async def runtime(tmp_path):
-    rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=HashEmbedder())
-    await rt.collector.cycle()
-    await rt.start()
-    yield rt
-    await rt.aclose()
 
 
 async def test_a_final_utterance_comes_back_decided_and_captioned(runtime):

@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
-from agent.settings import Settings
-
-
-@pytest.fixture
-async def runtime(tmp_path):
-    rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=HashEmbedder())
-    await rt.collector.cycle()
-    await rt.start()
-    yield rt
-    await rt.aclose()
 
 
 def _title(runtime: Runtime) -> str:
