@@ -17,15 +17,17 @@ own ticks, so it takes the job over within one interval of the holder dying.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import zlib
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from .errors import StoreError
 from .settings import Settings
 
-__all__ = ["AdvisoryJobLocks", "JobLocks", "LocalJobLocks", "job_locks_for"]
+__all__ = ["AdvisoryJobLocks", "JobLocks", "LocalJobLocks", "job_locks_for", "run_exclusive"]
 
 log = logging.getLogger("trendlens.schedule")
 
@@ -126,3 +128,10 @@ def job_locks_for(settings: Settings) -> JobLocks:
     except ImportError as exc:  # pragma: no cover - psycopg is a dependency
         raise StoreError("TRENDLENS_DATABASE_URL needs psycopg: pip install 'psycopg[binary]'") from exc
     return AdvisoryJobLocks(url.get_secret_value())
+
+
+async def run_exclusive(locks: JobLocks, job: str, func: Callable[..., Awaitable[Any]], *args: Any,
+                        **kwargs: Any) -> None:
+    """Run a scheduled job here only when this instance holds it; the others skip the tick."""
+    if await asyncio.to_thread(locks.claim, job):
+        await func(*args, **kwargs)

@@ -20,10 +20,10 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from .collect import Collector
 from .fetching import SourceOutcome
-from .joblocks import JobLocks, job_locks_for
+from .joblocks import JobLocks, job_locks_for, run_exclusive
 from .models import utcnow
 
-__all__ = ["FetchJob", "build_scheduler"]
+__all__ = ["FetchJob", "build_scheduler", "schedule_index_follow"]
 
 log = logging.getLogger("trendlens.schedule")
 
@@ -57,15 +57,16 @@ def build_scheduler(collector: Collector, *, first_run_now: bool = True, locks: 
             next_run_time=now + timedelta(seconds=0.2 * len(scheduler.get_jobs())) if first_run_now else None,
             max_instances=1, coalesce=True, misfire_grace_time=60,
         )
-    scheduler.add_job(_exclusive, IntervalTrigger(hours=6), args=[job_locks, "prune", _prune, collector], id="prune",
-                      name="prune old observations", max_instances=1, coalesce=True)
+    scheduler.add_job(run_exclusive, IntervalTrigger(hours=6), args=[job_locks, "prune", _prune, collector],
+                      id="prune", name="prune old observations", max_instances=1, coalesce=True)
     return scheduler
 
 
-async def _exclusive(locks: JobLocks, job: str, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
-    """Run the job here only when this instance holds it; the others skip the tick."""
-    if await asyncio.to_thread(locks.claim, job):
-        await func(*args)
+def schedule_index_follow(scheduler: AsyncIOScheduler, follow: Callable[[], Awaitable[Any]], every_s: float) -> None:
+    """Every instance looks for topics that others wrote (`TopicIndex.follow`); 0 turns it off."""
+    if every_s > 0:
+        scheduler.add_job(follow, IntervalTrigger(seconds=every_s), id="index:follow", name="follow the store",
+                          max_instances=1, coalesce=True, misfire_grace_time=None)
 
 
 async def _prune(collector: Collector) -> None:

@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     database_url: SecretStr | None = Field(default=None, description=(
         "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
+    index_poll_s: float = Field(default=5.0, ge=0, description=(
+        "how often to look for topics written by other instances (or another process) and re-index; 0: never"))
     redis_url: SecretStr | None = Field(default=None, description=(
         "redis://host:port/db to share captions, sessions and rate limits between instances; in process when unset"))
 

@@ -57,6 +57,7 @@ class TopicIndex:
         self._stories: StoryIndex | None = None  # held across builds: keeps cluster ids stable
         self._build_lock = asyncio.Lock()
         self._pending: asyncio.Future[int] | None = None  # the next build, shared by everyone who asks now
+        self.built_from: tuple[int, int] | None = None  # the store's data version the live index was read at
 
     # -- building -----------------------------------------------------------------
     async def refresh(self) -> int:
@@ -89,7 +90,22 @@ class TopicIndex:
         pending.set_result(count)
         return count
 
+    async def follow(self) -> bool:
+        """Re-index when the store holds data this index has not read; True when it did.
+
+        Cycles this instance writes re-index at once (the collector's listener). This catches
+        the rest: other instances' fetch jobs and ingests on a shared database, or a `trendlens
+        fetch` run beside the service on the same SQLite file. It costs one small query.
+        """
+        version = await asyncio.to_thread(self.store.data_version)
+        if self.ranker is None or version == self.built_from:
+            return False
+        await self.refresh()
+        return True
+
     async def _build(self) -> int:
+        # read the version first: a cycle committing between the two reads is picked up next time
+        version = await asyncio.to_thread(self.store.data_version)
         current = await asyncio.to_thread(self.store.current)
         ranker = self.ranker
         if ranker is None:  # before the model is loaded there is nothing to index into
@@ -107,6 +123,7 @@ class TopicIndex:
                               clusters={m.id: c for c in clusters for m in c.members},
                               members={c.id: frozenset(m.id for m in c.members) for c in clusters},
                               generation=self.view.generation + 1)
+        self.built_from = version
         log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
         return len(current)
 

@@ -80,3 +80,24 @@ async def test_before_the_model_is_loaded_nothing_is_indexed(filled):
     index = TopicIndex(filled)
     assert await index.refresh() > 0
     assert index.stored == {} and await index.rank("春晚") == []
+
+
+async def test_an_index_follows_topics_another_instance_wrote(filled, database_url, tmp_path):
+    from agent.models import Topic
+
+    index = _index(filled)
+    await index.refresh()
+    assert await index.follow() is False  # nothing new: no rebuild, one small query
+    builds = index.builds
+    # another instance (its own connection) ingests into the same database
+    other = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
+    try:
+        other.ingest([Topic(source="user", item_id="1", title="量子猫咪合唱团全国巡演", heat=9.0)])
+    finally:
+        other.close()
+    assert await index.follow() is True
+    assert index.builds == builds + 1
+    assert "user:1" in index.stored
+    ranked = await index.rank("量子猫咪合唱团全国巡演", top_k=1, prior=False, mmr=False)
+    assert ranked[0].topic.id == "user:1"
+    assert await index.follow() is False

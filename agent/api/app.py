@@ -12,7 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from ..engine.triggers import schedule_workflows
 from ..runtime import Runtime
-from ..scheduling import build_scheduler
+from ..scheduling import build_scheduler, schedule_index_follow
 from ..settings import Settings, get_settings
 from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .docs import install_docs
@@ -59,7 +59,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             rt.index.debounce_s = SCHEDULED_DEBOUNCE_S  # a burst of fetch jobs costs one rebuild
             scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
             assert rt.engine is not None
-            schedule_workflows(scheduler, rt.engine)
+            schedule_workflows(scheduler, rt.engine, rt.fetch_job.locks)
+            schedule_index_follow(scheduler, rt.index.follow, settings.index_poll_s)
             scheduler.start()
             # first snapshot now, in the background, through the scheduler's own fetch job:
             # the API answers while sources load

@@ -172,6 +172,15 @@ class SQLStore(ABC):
     def cycle_count(self) -> int:
         return int(self.query("SELECT COUNT(*) FROM cycles")[0][0])
 
+    def data_version(self) -> tuple[int, int]:
+        """Changes whenever a fetch cycle or an ingest commits, from this process or any other.
+
+        The count as well as the newest id: with several writers, a cycle numbered below the
+        newest one seen can still commit later (ids are handed out before commit).
+        """
+        row = self.query("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM cycles")[0]
+        return int(row[0]), int(row[1])
+
     @staticmethod
     def _stored(row: Row) -> StoredTopic:
         ref = row["id"] if row["id"] != f"{row['source']}:{row['item_id']}" else None

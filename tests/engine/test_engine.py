@@ -192,3 +192,29 @@ def test_cli_validate_and_list(tmp_path, capsys):
 def test_cli_refuses_to_run_an_event_workflow_on_demand(capsys):
     assert main(["workflows", "run", "live_captions", "--offline"]) == 2
     assert "runs on 'utterance' events, not on demand" in capsys.readouterr().err
+
+
+async def test_a_clock_driven_workflow_runs_on_one_of_several_instances(runtime, postgres_url):
+    """Each instance schedules the digest; the job locks let one of them run it (one push, not two)."""
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+    from agent.joblocks import AdvisoryJobLocks
+
+    locks = [AdvisoryJobLocks(postgres_url), AdvisoryJobLocks(postgres_url)]  # two instances' lock connections
+    try:
+        jobs = []
+        for instance_locks in locks:
+            scheduler = AsyncIOScheduler()
+            schedule_workflows(scheduler, WorkflowEngine(runtime.deps, WORKFLOWS), instance_locks)
+            jobs.append(scheduler.get_job("workflow:daily_digest"))
+        for _tick in range(2):
+            for job in jobs:
+                await job.func(*job.args, **job.kwargs)
+        runs = runtime.deps.store.query("SELECT trigger FROM workflow_runs WHERE workflow = 'daily_digest'")
+        assert [r["trigger"] for r in runs] == ["cron:0 8 * * *"] * 2  # each tick once, by the holder
+        locks[0].close()  # the holder goes away: the other instance takes the next tick
+        await jobs[1].func(*jobs[1].args, **jobs[1].kwargs)
+        assert len(runtime.deps.store.query("SELECT 1 FROM workflow_runs WHERE workflow = 'daily_digest'")) == 3
+    finally:
+        for instance_locks in locks:
+            instance_locks.close()
