@@ -2,54 +2,65 @@
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..models import utcnow
+from ..keys import hash_key, key_is_stored, make_key
 from ..settings import Settings
 from ..store import Store
 
 __all__ = ["KeyRing", "RateLimiter", "hash_key"]
 
-
-def hash_key(key: str) -> str:
-    # Keys are 32 random bytes: a fast hash is enough, there is nothing to brute-force.
-    return hashlib.sha256(key.encode()).hexdigest()
+# Instances sharing a database learn of keys made or revoked elsewhere by asking the store; these
+# bound how stale an instance's answer may be, and how often a wrong key costs a query.
+KNOWN_RECHECK_S = 30.0  # a revoked key stops working everywhere within this
+UNKNOWN_RECHECK_S = 2.0  # a key just made elsewhere works here within this
+MAX_REMEMBERED = 10_000  # unknown keys remembered at most (a client spraying random keys)
 
 
 class KeyRing:
-    """Accepted bearer keys: `TRENDLENS_API_KEYS` plus the hashed keys in the store."""
+    """Accepted bearer keys: `TRENDLENS_API_KEYS`, plus the hashed keys in the store."""
 
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(self, settings: Settings, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
+        self._clock = clock
         self._env = {hash_key(k.strip()) for k in (settings.api_keys or "").split(",") if k.strip()}
-        self._stored = {r["key_hash"] for r in store.query("SELECT key_hash FROM api_keys")}
+        self._seen: dict[str, tuple[bool, float]] = {}  # hash -> (stored?, when the store said so)
 
     @property
     def empty(self) -> bool:
-        return not self._env and not self._stored
+        return not self._env and not self.store.query("SELECT 1 FROM api_keys LIMIT 1")
 
     def create(self, label: str = "default") -> str:
         """Make a new key, keep only its hash, return it (to be shown once)."""
-        key = "tl_" + secrets.token_urlsafe(32)
-        with self.store.transaction() as db:
-            db.execute("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)",
-                       (hash_key(key), label, utcnow().isoformat()))
-        self._stored.add(hash_key(key))
+        key = make_key(self.store, label)
+        self._seen[hash_key(key)] = (True, self._clock())
         return key
 
     def check(self, key: str | None) -> str | None:
-        """The key's hash when it is accepted, else None (constant-time per candidate)."""
+        """The key's hash when it is accepted, else None.
+
+        The configured keys are compared in constant time. Stored keys are looked up by their
+        SHA-256, which an attacker cannot steer, and the answer is kept for a few seconds.
+        """
         if not key:
             return None
         digest = hash_key(key)
         ok = False
-        for known in self._env | self._stored:
+        for known in self._env:
             ok |= hmac.compare_digest(known, digest)
-        return digest if ok else None
+        if ok:
+            return digest
+        now = self._clock()
+        seen = self._seen.get(digest)
+        if seen is None or now - seen[1] > (KNOWN_RECHECK_S if seen[0] else UNKNOWN_RECHECK_S):
+            if len(self._seen) >= MAX_REMEMBERED:
+                self._seen.clear()
+            seen = (key_is_stored(self.store, digest), now)
+            self._seen[digest] = seen
+        return digest if seen[0] else None
 
 
 @dataclass

@@ -1,0 +1,66 @@
+"""API keys in the store: made once, kept only as a hash, listed and revoked by their hash's prefix.
+
+The API checks them through `KeyRing` (agent/api/security.py); `trendlens keys` manages them.
+Instances sharing a database share these rows, so a key made or revoked anywhere holds everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from .errors import InputError
+from .models import utcnow
+from .store import Store
+
+__all__ = ["StoredKey", "hash_key", "key_is_stored", "list_keys", "make_key", "revoke_key"]
+
+PREFIX_MIN = 8  # characters of the hash that name a key for `revoke`: short to type, long enough to be unique
+
+
+def hash_key(key: str) -> str:
+    # Keys are 32 random bytes: a fast hash is enough, there is nothing to brute-force.
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredKey:
+    key_hash: str
+    label: str
+    created_at: str
+
+    @property
+    def id(self) -> str:
+        return self.key_hash[:12]
+
+
+def make_key(store: Store, label: str = "default") -> str:
+    """A new key, stored as its hash; the key itself is returned once, to be shown once."""
+    key = "tl_" + secrets.token_urlsafe(32)
+    with store.transaction() as db:
+        db.execute("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)",
+                   (hash_key(key), label, utcnow().isoformat()))
+    return key
+
+
+def list_keys(store: Store) -> list[StoredKey]:
+    rows = store.query("SELECT key_hash, label, created_at FROM api_keys ORDER BY created_at, key_hash")
+    return [StoredKey(r["key_hash"], r["label"], r["created_at"]) for r in rows]
+
+
+def key_is_stored(store: Store, digest: str) -> bool:
+    return bool(store.query("SELECT 1 FROM api_keys WHERE key_hash = ?", (digest,)))
+
+
+def revoke_key(store: Store, prefix: str) -> StoredKey:
+    """Delete the one stored key whose hash starts with `prefix` (as `trendlens keys list` shows it)."""
+    prefix = prefix.strip().lower()
+    if len(prefix) < PREFIX_MIN or any(c not in "0123456789abcdef" for c in prefix):
+        raise InputError(f"name a key by at least {PREFIX_MIN} hex characters of its id (see `trendlens keys list`)")
+    matches = [k for k in list_keys(store) if k.key_hash.startswith(prefix)]
+    if len(matches) != 1:
+        raise InputError(f"{'no' if not matches else len(matches)} stored keys match {prefix!r}")
+    with store.transaction() as db:
+        db.execute("DELETE FROM api_keys WHERE key_hash = ?", (matches[0].key_hash,))
+    return matches[0]
