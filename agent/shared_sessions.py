@@ -10,7 +10,10 @@ conversation window's own horizon plus a margin: idle sessions cost nothing.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,13 +25,15 @@ from .ranking.window import ConversationWindow, Utterance
 
 __all__ = ["RedisSessionState", "SessionBusy", "SharedStateError"]
 
+log = logging.getLogger("trendlens.sessions")
+
 STATE_TTL_S = 3600  # longer than any gate cooldown or window age: an hour-idle session starts fresh
-# A killed holder's lock lapses after its lease, and the next utterance, waiting longer than the
-# lease, then goes ahead: the session carries on from another instance within LOCK_TIMEOUT_S.
-# An utterance slower than the lease (a remote embedder retrying) loses only exclusivity: the
-# state is last-writer-wins, at worst one caption twice.
-LOCK_TIMEOUT_S = 20.0
-LOCK_WAIT_S = 25.0
+# The lock's lease is short and renewed while its utterance runs: a killed holder stops renewing,
+# so its lock lapses within LOCK_TIMEOUT_S and the next utterance, which waits up to LOCK_WAIT_S,
+# goes ahead on another instance. A slow utterance (a remote embedder retrying) keeps its lock.
+LOCK_TIMEOUT_S = 5.0
+LOCK_RENEW_S = LOCK_TIMEOUT_S / 3
+LOCK_WAIT_S = 8.0
 
 
 class SharedStateError(TrendLensError):
@@ -85,6 +90,7 @@ class RedisSessionState:
             raise SharedStateError(f"session state unavailable (Redis: {exc}); try again shortly") from exc
         if not acquired:
             raise SessionBusy(f"session {session_id} is busy on another instance")
+        renewing = asyncio.create_task(self._renew(lock, session_id))
         try:
             if data is not None:
                 load_state(data, window, gate)
@@ -94,10 +100,27 @@ class RedisSessionState:
             except (RedisError, OSError) as exc:  # the decision is recorded; the gate forgets this one
                 raise SharedStateError(f"session state not saved (Redis: {exc})") from exc
         finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
             try:
                 await lock.release()
             except (LockError, RedisError, OSError):  # lapsed or unreachable: its lease ends it anyway
                 pass
+
+    @staticmethod
+    async def _renew(lock: Any, session_id: str) -> None:
+        """Keep the lease while the utterance runs; stop once the lock is no longer ours."""
+        from redis.exceptions import LockError, RedisError
+
+        while True:
+            await asyncio.sleep(LOCK_RENEW_S)
+            try:
+                await lock.reacquire()
+            except (LockError, RedisError, OSError) as exc:
+                log.warning("session %s: lock lease not renewed (%s); another instance may go ahead", session_id,
+                            exc)
+                return
 
     async def aclose(self) -> None:
         await self._redis.aclose()

@@ -122,3 +122,39 @@ def test_redis_gone_is_a_503_with_one_line_not_a_crash(tmp_path):
     finally:
         if not stopped:
             own.stop()
+
+
+async def test_a_session_lock_is_kept_while_its_utterance_runs_and_lapses_when_its_holder_dies(redis_server,
+                                                                                                  monkeypatch):
+    import asyncio
+
+    import pytest
+    import redis.asyncio as aioredis
+
+    from agent import shared_sessions
+    from agent.gating import SessionGate
+    from agent.ranking.window import ConversationWindow
+
+    monkeypatch.setattr(shared_sessions, "LOCK_TIMEOUT_S", 0.6)
+    monkeypatch.setattr(shared_sessions, "LOCK_RENEW_S", 0.2)
+    monkeypatch.setattr(shared_sessions, "LOCK_WAIT_S", 0.3)
+    a, b = shared_sessions.RedisSessionState(redis_server.url), shared_sessions.RedisSessionState(redis_server.url)
+    try:
+        async with a.held("slow", ConversationWindow(), SessionGate()):
+            await asyncio.sleep(1.5)  # an utterance longer than the lease: it keeps renewing
+            with pytest.raises(shared_sessions.SessionBusy):
+                async with b.held("slow", ConversationWindow(), SessionGate()):
+                    pass
+        async with b.held("slow", ConversationWindow(), SessionGate()):  # released on the way out
+            pass
+        # a holder killed mid-utterance leaves its lock behind, unrenewed: it lapses within the lease
+        raw = aioredis.from_url(redis_server.url)
+        assert await raw.lock("trendlens:session:dead:lock", timeout=0.6).acquire()
+        await raw.aclose()
+        monkeypatch.setattr(shared_sessions, "LOCK_WAIT_S", 1.2)
+        started = asyncio.get_running_loop().time()
+        async with b.held("dead", ConversationWindow(), SessionGate()):
+            assert asyncio.get_running_loop().time() - started <= 1.0
+    finally:
+        await a.aclose()
+        await b.aclose()
