@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
     database_url: SecretStr | None = Field(default=None, description=(
         "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
+    database_pool_size: int = Field(default=4, ge=1, le=100, description=(
+        "PostgreSQL connections each instance keeps at most (plus one for its job locks)"))
     retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
     index_poll_s: float = Field(default=5.0, ge=0, description=(
         "how often to look for topics written by other instances (or another process) and re-index; 0: never"))

@@ -58,3 +58,43 @@ def test_instances_starting_together_migrate_once(database_url, tmp_path):
         store.close()
         assert [r["version"] for r in rows] == list(range(1, len(MIGRATIONS) + 1))  # one row each: applied once
         assert {r["applied_by"] for r in rows} <= {p.pid for p in procs}
+
+
+def test_a_long_write_on_one_thread_does_not_hold_up_reads_on_others(postgres_url, tmp_path):
+    import threading
+
+    store = open_store(Settings(data_dir=tmp_path, database_url=postgres_url))
+    inside = threading.Event()
+
+    def slow_write() -> None:
+        with store.transaction() as db:
+            db.execute("INSERT INTO api_keys (key_hash, label, created_at) VALUES (?, ?, ?)", ("h", "slow", "now"))
+            inside.set()
+            time.sleep(1.5)  # e.g. a large fetch cycle being written
+
+    writer = threading.Thread(target=slow_write)
+    writer.start()
+    try:
+        assert inside.wait(10)
+        started = time.monotonic()
+        assert store.query("SELECT COUNT(*) FROM api_keys")[0][0] == 0  # not committed yet, and not waited for
+        assert time.monotonic() - started < 1.0
+    finally:
+        writer.join()
+    assert store.query("SELECT COUNT(*) FROM api_keys")[0][0] == 1
+    store.close()
+
+
+def test_connections_cut_by_the_server_are_replaced(postgres_url, tmp_path):
+    import psycopg
+
+    store = open_store(Settings(data_dir=tmp_path, database_url=postgres_url))
+    try:
+        assert store.cycle_count() == 0
+        with psycopg.connect(postgres_url, autocommit=True) as admin:  # e.g. a failover or an idle timeout
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE application_name = 'trendlens' AND datname = current_database()")
+        # every caller is answered: a dead connection is found at checkout and replaced, not handed out
+        assert [store.cycle_count() for _ in range(4)] == [0, 0, 0, 0]
+    finally:
+        store.close()

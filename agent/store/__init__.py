@@ -20,7 +20,7 @@ def open_store(settings: Settings) -> Store:
         return SQLiteStore(settings.db_path)
     from .postgres import PostgresStore  # psycopg loads only for deployments that use it
 
-    return PostgresStore(settings.database_url.get_secret_value())
+    return PostgresStore(settings.database_url.get_secret_value(), pool_size=settings.database_pool_size)
 
 
 def store_location(settings: Settings) -> str:

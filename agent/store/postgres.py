@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 from psycopg.rows import RowMaker
+from psycopg_pool import ConnectionPool
 
 from ..errors import StoreError
 from .migrations import MIGRATIONS
@@ -25,6 +25,8 @@ __all__ = ["MIGRATION_LOCK", "PgRow", "PostgresStore", "redact", "to_pg"]
 
 # pg_advisory_lock key held while migrating ("TLmigrat" in ASCII; any constant no one else uses)
 MIGRATION_LOCK = 0x544C6D6967726174
+
+POOL_WAIT_S = 30.0  # how long a caller waits for a free connection before a StoreError (a 503 to a client)
 
 # SQLite spellings in the shared migrations -> PostgreSQL. REAL is 4 bytes in PostgreSQL, 8 in SQLite.
 _PG_TYPES = (
@@ -101,37 +103,39 @@ class _Tx:
 
 
 class PostgresStore(SQLStore):
-    """One connection per store, serialised by a lock like the SQLite store; reconnects when it breaks."""
+    """A small connection pool, so one instance's threads (API routes, the live loop, fetch jobs)
+    read and write side by side instead of queueing on one connection; broken connections are
+    dropped by the pool and replaced."""
 
-    def __init__(self, url: str, *, connect: Callable[[], psycopg.Connection[PgRow]] | None = None) -> None:
+    def __init__(self, url: str, *, pool_size: int = 4) -> None:
         self.url = url
-        self._connect_fn = connect
-        self._lock = threading.RLock()
-        self._conn: psycopg.Connection[PgRow] | None = None
-        with self._lock:
-            self._migrate()
+        try:
+            # migrations run on a connection of their own, opened first: a wrong URL or a refused
+            # login is one clear line here, not a pool timing out in the background
+            with psycopg.connect(url, autocommit=True, connect_timeout=10,
+                                 application_name="trendlens-migrate") as conn:
+                self._migrate(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open store {redact(url)!r}: {_one_line(exc)}") from None
+        self._pool: ConnectionPool[psycopg.Connection[PgRow]] = ConnectionPool(
+            url, min_size=1, max_size=pool_size, open=False, timeout=POOL_WAIT_S, name="trendlens",
+            # one empty round trip per checkout (~0.1 ms on a LAN) so a connection the server cut
+            # (failover, idle timeout, restart) is replaced instead of failing a caller
+            check=ConnectionPool.check_connection,
+            kwargs={"autocommit": True, "row_factory": _pg_rows, "connect_timeout": 10,
+                    "application_name": "trendlens"})
+        self._pool.open()
 
     def __repr__(self) -> str:
         return f"PostgresStore({redact(self.url)!r})"
 
     # -- plumbing ----------------------------------------------------------
-    def _connection(self) -> psycopg.Connection[PgRow]:
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            try:
-                self._conn = (self._connect_fn() if self._connect_fn else
-                              psycopg.connect(self.url, autocommit=True, row_factory=_pg_rows, connect_timeout=10,
-                                              application_name="trendlens"))
-            except psycopg.Error as exc:
-                raise StoreError(f"cannot open store {redact(self.url)!r}: {_one_line(exc)}") from None
-        return self._conn
-
     @property
     def schema_version(self) -> int:
         rows = self.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         return int(rows[0][0])
 
-    def _migrate(self) -> None:
-        conn = self._connection()
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
         try:
             # A session lock, not a transaction one: each migration still commits on its own, and the
             # server drops the lock with the connection if this process dies half-way.
@@ -157,32 +161,28 @@ class PostgresStore(SQLStore):
 
     @contextmanager
     def transaction(self) -> Iterator[_Tx]:
-        with self._lock:
-            conn = self._connection()
-            try:
-                with conn.transaction():
-                    yield _Tx(conn)
-            except psycopg.Error as exc:
-                raise StoreError(f"store write failed: {_one_line(exc)}") from None
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield _Tx(conn)
+        except psycopg.Error as exc:  # PoolTimeout included: every connection busy, or none can be made
+            raise StoreError(f"store write failed: {_one_line(exc)}") from None
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self._connection().execute(to_pg(sql), params).fetchall()
-            except psycopg.Error as exc:
-                raise StoreError(f"store read failed: {_one_line(exc)}") from None
+        try:
+            with self._pool.connection() as conn:
+                return conn.execute(to_pg(sql), params).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"store read failed: {_one_line(exc)}") from None
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
+        self._pool.close()
 
     def __del__(self) -> None:
         # SQLite stores are often left to the garbage collector (tests, CLI commands); a forgotten
-        # PostgreSQL store closes its connection the same way instead of leaking it with a warning
-        conn = getattr(self, "_conn", None)
-        if conn is not None and not conn.closed:
-            conn.close()
+        # PostgreSQL store closes its connections the same way instead of leaking them
+        pool = getattr(self, "_pool", None)
+        if pool is not None and not pool.closed:
+            pool.close(timeout=0)
 
 
 def _one_line(exc: BaseException) -> str:
