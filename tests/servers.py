@@ -340,7 +340,7 @@ class Instance:
 
 def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, database_url: str | None = None,
                    redis_url: str | None = None, embedder: str = "lexical",
-                   env: Mapping[str, str] | None = None) -> Instance:
+                   env: Mapping[str, str] | None = None, ready_timeout_s: float = 90.0) -> Instance:
     """`serve --offline` (the synthetic demo snapshot) on 127.0.0.1, ready to answer.
 
     The lexical embedder starts in a second; pass `embedder` for a real model. Instances sharing
@@ -353,4 +353,4 @@ def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, da
     if redis_url:
         base["TRENDLENS_REDIS_URL"] = redis_url
     base.update(env or {})
-    return Instance(port=port or free_port(), data_dir=data_dir, env=base).start()
+    return Instance(port=port or free_port(), data_dir=data_dir, env=base, ready_timeout_s=ready_timeout_s).start()
