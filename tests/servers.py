@@ -302,7 +302,8 @@ class Instance:
         with self.log_path.open("ab") as log:  # appended across restarts: one story per instance
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "agent", "serve", "--offline", "--host", "127.0.0.1", "--port", str(self.port)],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                # its own data dir as the working directory: no trendlens.yaml of the checkout is read
+                cwd=self.data_dir, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
