@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-__all__ = ["Instance", "NginxServer", "PostgresServer", "RedisServer", "free_port", "render_nginx_site",
+__all__ = ["NGINX_SITE", "Instance", "NginxServer", "PostgresServer", "RedisServer", "free_port", "render_nginx_site",
            "start_instance", "start_nginx", "start_postgres", "start_redis", "unavailable"]
 
 ROOT = Path(__file__).resolve().parent.parent

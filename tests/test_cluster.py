@@ -23,7 +23,7 @@ import websockets
 from agent.joblocks import _NAMESPACE, _key
 from agent.shared_sessions import LOCK_TIMEOUT_S
 
-from .servers import Instance, NginxServer, start_instance, start_nginx
+from .servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
 
 KEY = "cluster-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -86,6 +86,22 @@ def _history(url: str, session_id: str) -> list[dict]:
     assert r.status_code == 200, r.text
     return r.json()["items"]
 
+
+def test_the_deployed_nginx_conf_is_what_the_tests_run():
+    deployed = NGINX_SITE.read_text(encoding="utf-8")
+    rendered = render_nginx_site(deployed, [5001, 5002], 5000)
+    assert "server 127.0.0.1:5001 max_fails=2 fail_timeout=10s;" in rendered
+    assert "server 127.0.0.1:5002 max_fails=2 fail_timeout=10s;" in rendered
+    assert "trendlens-a" not in rendered and "listen 127.0.0.1:5000;" in rendered
+    # everything else is the deployed file, line for line
+    kept = [line for line in deployed.splitlines() if "trendlens-" not in line and "listen 80;" not in line]
+    assert kept == [line for line in rendered.splitlines() if "127.0.0.1:" not in line]
+    # a deploy file changed past what the rendering knows fails here, not silently in the cluster
+    with pytest.raises(AssertionError, match="server trendlens"):
+        render_nginx_site(deployed.replace("trendlens-a:8000", "app-a:8000").replace("trendlens-b:8000", "app-b:8000"),
+                          [5001], 5000)
+    with pytest.raises(AssertionError, match="listen 80"):
+        render_nginx_site(deployed.replace("listen 80;", "listen 8080;"), [5001], 5000)
 
 def test_each_source_is_fetched_by_exactly_one_instance(cluster):
     import psycopg
