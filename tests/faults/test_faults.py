@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +21,7 @@ from agent.runtime import Runtime
 from agent.settings import Settings
 from agent.store import SQLiteStore as Store
 from tests.api.conftest import AUTH, KEY, free_port, make_runtime
+from tests.servers import start_instance
 
 
 def test_all_sources_down_serves_the_last_snapshot_and_says_degraded(tmp_path):
@@ -125,32 +122,11 @@ def _count(data: Path, table: str) -> int:
         db.close()
 
 
-SERVER = [sys.executable, "-m", "agent", "serve", "--offline", "--host", "127.0.0.1"]
-
-
-def _start(data_dir: Path, port: int) -> subprocess.Popen:
-    env = {**os.environ, "TRENDLENS_DATA_DIR": str(data_dir), "TRENDLENS_API_KEYS": KEY,
-           "TRENDLENS_EMBEDDER": "lexical", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([*SERVER, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).json().get("topics"):
-                return proc
-        except (httpx.HTTPError, ValueError):
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise AssertionError("server did not become ready")
-
-
 @pytest.mark.sqlite_only
 def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
     data = tmp_path / "data"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = _start(data, port)
+    server = start_instance(data, api_keys=KEY)
+    url = server.url
     try:
         s = httpx.post(url + "/v1/sessions", json={}, headers=AUTH).json()
         for text in ("春晚机器人扭秧歌你们看了吗太好笑了", "哪吒2票房破百亿了你们去看了没"):
@@ -166,8 +142,7 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
                 except httpx.HTTPError:
                     pass
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
+        server.kill()
     db = sqlite3.connect(data / "trendlens.sqlite3")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     # every cycle that was committed is whole: each of its sources' observations are there
@@ -175,7 +150,7 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
         assert n > 0
     db.close()
     assert _count(data, "cycles") >= cycles_before
-    proc = _start(data, port)  # resumes by itself: same store, same keys, same session
+    server.start()  # resumes by itself: same port, same store, same keys, same session
     try:
         after = httpx.get(url + f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
         assert after[: len(decisions)] == decisions
@@ -183,8 +158,7 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
         assert r.status_code == 200
         assert httpx.get(url + "/v1/sources", headers=AUTH).json()["items"][0]["status"] == "ok"
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
+        server.stop()
 
 
 def test_replaying_after_failed_live_fetches_is_degraded(tmp_path):
