@@ -153,11 +153,12 @@ async def test_a_caption_made_on_a_reaches_websockets_through_nginx_and_on_b(clu
     hud = f"/hud/{s['id']}/ws?token={s['token']}"
     stream = f"/v1/sessions/{s['id']}/stream"
     async with websockets.connect(_ws(cluster.nginx.url) + hud, open_timeout=10) as via_nginx, \
-            websockets.connect(_ws(cluster.b.url) + hud, open_timeout=10) as on_b:
+            websockets.connect(_ws(cluster.b.url) + hud, open_timeout=10) as on_b, \
+            websockets.connect(_ws(cluster.b.url) + stream, additional_headers=AUTH, open_timeout=10) as stream_b:
         said = await asyncio.to_thread(_say, cluster.a.url, s["id"], SPOKEN)
         assert said["captions"], said
         shown = said["captions"][0]
-        for ws in (via_nginx, on_b):
+        for ws in (via_nginx, on_b, stream_b):  # the HUD pages, and the session's stream socket on B
             got = await _next_caption(ws)
             assert (got["session_id"], got["topic_id"], got["text"]) == (s["id"], shown["topic_id"], shown["text"])
 

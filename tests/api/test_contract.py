@@ -169,6 +169,33 @@ def test_websocket_stream(client):
         assert ws.receive_json()["type"] == "decision"
 
 
+def test_websocket_stream_also_carries_captions_made_elsewhere_once_each(client):
+    s = session(client)
+    with client.websocket_connect(f"/v1/sessions/{s['id']}/stream", headers=dict(AUTH)) as ws:
+        # the session is spoken to over HTTP (say, a phone beside the glasses): the socket shows it too
+        said = client.post(f"/v1/sessions/{s['id']}/utterances", headers=AUTH,
+                           json={"text": "春晚机器人扭秧歌太好笑了"}).json()
+        assert said["captions"]
+        frames: list[dict] = []
+        for _ in range(3):  # a partial utterance is always answered, so this read cannot hang
+            ws.send_json({"type": "utterance", "text": "hello there", "final": False})
+            while not frames or frames[-1]["type"] != "decision":
+                frames.append(ws.receive_json())
+            frames.append({"type": "-"})
+        captions = [f for f in frames if f["type"] == "caption"]
+        assert [c["text"] for c in captions] == [said["captions"][0]["text"]]  # arrived, and once
+    other = session(client)
+    with client.websocket_connect(f"/v1/sessions/{other['id']}/stream", headers=dict(AUTH)) as ws:
+        # its own utterance: one caption frame (not a second copy from the feed), then the decision
+        ws.send_json({"type": "utterance", "text": "春晚机器人扭秧歌太好笑了", "final": True})
+        frames = []
+        while not frames or frames[-1]["type"] != "decision":
+            frames.append(ws.receive_json())
+        assert [f["type"] for f in frames] == ["caption", "decision"]
+        ws.send_json({"type": "utterance", "text": "hello there", "final": False})
+        assert ws.receive_json()["type"] == "decision"  # no late duplicate of the caption before it
+
+
 def test_websocket_refuses_without_credentials(client):
     from starlette.websockets import WebSocketDisconnect
 

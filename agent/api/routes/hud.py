@@ -52,8 +52,12 @@ async def hud_socket(websocket: WebSocket, session_id: str) -> None:
     if session is None or not session.check_token(websocket.query_params.get("token")):
         await websocket.close(code=4401, reason="session token required")
         return
-    await websocket.accept()
-    subscription = runtime.hud.subscribe(session_id)
+    subscription = runtime.hud.subscribe(session_id)  # before the handshake: nothing slips between
+    try:
+        await websocket.accept()
+    except BaseException:
+        subscription.close()
+        raise
 
     async def watch_client() -> None:
         # the page sends nothing; a receive only tells us when it goes away

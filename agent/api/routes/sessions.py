@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from typing import Annotated
+from collections import deque
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 
@@ -14,6 +16,10 @@ from ...errors import InputError, OverloadError
 from ..deps import ApiKey, RuntimeDep, session_or_404, ws_authorised
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
+
+if TYPE_CHECKING:
+    from ...runtime import Runtime
+    from ...sessions import Session
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"], responses=AUTHED_ERRORS)
 log = logging.getLogger("trendlens.api.sessions")
@@ -49,6 +55,8 @@ async def list_captions(session_id: str, runtime: RuntimeDep, _: ApiKey,
 
 @router.websocket("/{session_id}/stream")
 async def stream(websocket: WebSocket, session_id: str) -> None:
+    """Utterances in, each answered by its caption frames and then a decision frame; captions the
+    session gets from anywhere else (HTTP, another socket, another instance) arrive as caption frames."""
     runtime = websocket.app.state.runtime
     session = runtime.sessions.get(session_id)
     if session is None:
@@ -57,35 +65,73 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     if not ws_authorised(websocket, session):
         await websocket.close(code=4401, reason="bearer key or session token required")
         return
-    await websocket.accept()
+    # One sender at a time. While this socket's own utterance is answered, the session's feed
+    # waits: its copy of our own caption (the push step offers it before the answer is ready) is
+    # then recognised and skipped, so each caption reaches the socket once, before its decision.
+    sending = asyncio.Lock()
+    sent: deque[tuple[str, str]] = deque(maxlen=64)  # (topic_id, created_at) of captions sent here
+    feed = runtime.hud.subscribe(session_id)
+    already = runtime.hud.last_caption(session_id)  # the feed opens with it, for HUD pages; not news here
+    if already is not None:
+        sent.append((str(already.topic_id), str(already.created_at)))
+    try:  # subscribed before the handshake completes, so no caption slips between the two
+        await websocket.accept()
+    except BaseException:
+        feed.close()
+        raise
+
+    async def forward_feed() -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            async for message in feed:
+                if message.get("type") != "caption":
+                    continue  # `clear` is the HUD page's business
+                async with sending:
+                    key = (str(message.get("topic_id")), str(message.get("created_at")))
+                    if key not in sent:
+                        sent.append(key)
+                        await websocket.send_json(message)
+
+    forwarder = asyncio.create_task(forward_feed())
     try:
         while True:
             raw = await websocket.receive()
             if raw.get("type") == "websocket.disconnect":
                 break
-            text = raw.get("text")
-            if text is None:
-                await websocket.send_json({"type": "error", "message": "send JSON text frames"})
-                continue
-            try:
-                msg = json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
-                await websocket.send_json({"type": "error", "message": "frame is not valid JSON"})
-                continue
-            if not isinstance(msg, dict) or msg.get("type") != "utterance":
-                await websocket.send_json({"type": "error", "message": "expected {\"type\": \"utterance\", ...}"})
-                continue
-            started = time.perf_counter()
-            try:
-                result = await runtime.handle_utterance(session, msg.get("text"), final=bool(msg.get("final", True)))
-            except (InputError, OverloadError) as exc:
-                await websocket.send_json({"type": "error", "message": str(exc)})
-                continue
-            for caption in result.captions:
-                await websocket.send_json({"type": "caption", **caption.to_public()})
-            if result.warning:
-                await websocket.send_json({"type": "warning", "message": result.warning})
-            await websocket.send_json({"type": "decision", "decision": result.decision,
-                                       "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+            async with sending:
+                await _answer_frame(websocket, runtime, session, raw.get("text"), sent)
     except WebSocketDisconnect:
         pass
+    finally:
+        feed.close()
+        forwarder.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await forwarder
+
+
+async def _answer_frame(websocket: WebSocket, runtime: Runtime, session: Session, text: str | None,
+                        sent: deque[tuple[str, str]]) -> None:
+    if text is None:
+        await websocket.send_json({"type": "error", "message": "send JSON text frames"})
+        return
+    try:
+        msg = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        await websocket.send_json({"type": "error", "message": "frame is not valid JSON"})
+        return
+    if not isinstance(msg, dict) or msg.get("type") != "utterance":
+        await websocket.send_json({"type": "error", "message": "expected {\"type\": \"utterance\", ...}"})
+        return
+    started = time.perf_counter()
+    try:
+        result = await runtime.handle_utterance(session, msg.get("text"), final=bool(msg.get("final", True)))
+    except (InputError, OverloadError) as exc:
+        await websocket.send_json({"type": "error", "message": str(exc)})
+        return
+    for caption in result.captions:
+        public = caption.to_public()
+        sent.append((str(public["topic_id"]), str(public["created_at"])))
+        await websocket.send_json({"type": "caption", **public})
+    if result.warning:
+        await websocket.send_json({"type": "warning", "message": result.warning})
+    await websocket.send_json({"type": "decision", "decision": result.decision,
+                               "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
