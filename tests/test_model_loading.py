@@ -20,3 +20,27 @@ async def test_a_given_embedder_is_used_and_warmed_up(tmp_path):
     assert loaded.ranker.embedder is embedder and loaded.model_error is None
     assert embedder.calls == 1  # the warm-up: the first utterance does not pay for it
     loaded.ranker.batcher.close()
+
+
+def test_one_blas_thread_where_the_model_runs_elsewhere_unless_told(tmp_path):
+    from agent.model_loading import blas_threads_for
+    from agent.ranking import HashEmbedder
+    from agent.ranking.remote import OpenAIEmbedder
+
+    settings = Settings(data_dir=tmp_path)
+    remote = OpenAIEmbedder.__new__(OpenAIEmbedder)  # only its kind matters here
+    assert blas_threads_for(settings, remote) == 1
+    assert blas_threads_for(settings, None) == 1  # lexical ranking only
+    assert blas_threads_for(settings, HashEmbedder()) is None  # a model in process: the library's default
+    assert blas_threads_for(Settings(data_dir=tmp_path, blas_threads=2), remote) == 2
+
+
+async def test_loading_a_ranker_without_a_model_limits_blas_to_one_thread(tmp_path):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from agent.model_loading import load_ranker
+
+    with threadpool_limits(limits=None):  # whatever load_ranker sets is undone after the test
+        await load_ranker(Settings(data_dir=tmp_path, embedder="lexical"), None)
+        blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and set(blas) == {1}
