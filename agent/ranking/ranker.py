@@ -58,7 +58,9 @@ class Ranker:
                  profile: CalibrationProfile | None = None, shed_queue_depth: int | None = None) -> None:
         self.embedder = embedder
         self.cache = cache
-        self.profile = profile or profile_for(embedder.name if embedder is not None else None)
+        # a served model names the profile of its in-process twin (remote.SERVED_PROFILES)
+        self.profile = profile or profile_for(
+            getattr(embedder, "calibration", embedder.name) if embedder is not None else None)
         self.encoder = (QueryEncoder(embedder, batcher=batcher, shed_queue_depth=shed_queue_depth,
                                      persistent=cache)
                         if embedder is not None else None)

