@@ -182,7 +182,10 @@ class PostgresStore(SQLStore):
         # PostgreSQL store closes its connections the same way instead of leaking them
         pool = getattr(self, "_pool", None)
         if pool is not None and not pool.closed:
-            pool.close(timeout=0)
+            try:  # its workers stop at once when told; the timeout only bounds the wait for them
+                pool.close(timeout=2.0)
+            except Exception:  # noqa: BLE001 - a finaliser must not raise
+                pass
 
 
 def _one_line(exc: BaseException) -> str:
