@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .errors import StoreError
 from .ranking import Ranked, Ranker
 from .ranking.merge import Cluster, StoryIndex, background_of
 from .ranking.window import ConversationWindow
@@ -97,7 +98,11 @@ class TopicIndex:
         the rest: other instances' fetch jobs and ingests on a shared database, or a `trendlens
         fetch` run beside the service on the same SQLite file. It costs one small query.
         """
-        version = await asyncio.to_thread(self.store.data_version)
+        try:
+            version = await asyncio.to_thread(self.store.data_version)
+        except StoreError as exc:  # the database is away for a moment: ask again on the next tick
+            log.warning("cannot see whether other instances wrote topics: %s", exc)
+            return False
         if self.ranker is None or version == self.built_from:
             return False
         await self.refresh()
