@@ -23,7 +23,7 @@ _ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
 @contextmanager
 def chromium_page() -> Iterator[Any]:
     """A page in headless chromium with a new, empty user-data dir; closed and removed afterwards."""
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api  # a dev dependency: missing means a broken install, not a skip
     profile_dir = tempfile.mkdtemp(prefix="tl-chromium-")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch_persistent_context(profile_dir, executable_path=CHROMIUM, headless=True,

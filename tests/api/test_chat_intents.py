@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 
 import httpx
+import openai
 import pytest
 
 from agent.api import create_app
@@ -18,8 +19,6 @@ from agent.chat.facts import short_title
 from agent.models import Topic
 from tests.api.conftest import AUTH, KEY, LiveServer
 from tests.api.realdata import current_lists, need_upstream, real_runtime
-
-openai = pytest.importorskip("openai")
 
 ZH_NAME = {"zhihu": "知乎", "baidu": "百度", "douyin": "抖音", "v2ex": "V2EX"}
 EN_NAME = {"zhihu": "Zhihu", "baidu": "Baidu", "douyin": "Douyin", "v2ex": "V2EX"}

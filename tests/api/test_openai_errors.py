@@ -7,12 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 
 from agent.api import create_app
 from tests.api.conftest import AUTH, KEY, LiveServer, make_runtime
-
-openai = pytest.importorskip("openai")
 
 
 @pytest.fixture(scope="module")

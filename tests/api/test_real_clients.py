@@ -13,7 +13,7 @@ from tests.browser import chromium_page, needs_chromium
 
 
 def test_openai_client_non_streaming_and_streaming(live_server):
-    openai = pytest.importorskip("openai")
+    import openai
     client = openai.OpenAI(base_url=live_server.url + "/v1", api_key=KEY, max_retries=0, timeout=30)
     assert [m.id for m in client.models.list()] == ["trendlens"]
     reply = client.chat.completions.create(model="trendlens",
@@ -30,7 +30,7 @@ def test_openai_client_non_streaming_and_streaming(live_server):
 
 
 def test_websocket_client_gets_captions(live_server):
-    websockets = pytest.importorskip("websockets")
+    import websockets
     s = httpx.post(live_server.url + "/v1/sessions", headers=AUTH, json={}).json()
 
     async def talk() -> list[dict]:

@@ -11,9 +11,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-import pytest
-
-schemathesis = pytest.importorskip("schemathesis")
+import schemathesis
 from hypothesis import HealthCheck, seed, settings  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.checks import (  # noqa: E402
