@@ -9,20 +9,15 @@ from agent.settings import Settings, get_settings
 from agent.store import SQLiteStore, open_store, store_location
 
 
-def test_a_bad_database_url_names_the_variable(monkeypatch):
-    monkeypatch.setenv("TRENDLENS_DATABASE_URL", "mysql://root@db/trendlens")
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("TRENDLENS_DATABASE_URL", "mysql://root@db/trendlens", r"database_url must be a postgresql:// URL"),
+    ("TRENDLENS_REDIS_URL", "localhost:6379", r"redis_url must be a redis://"),
+])
+def test_a_bad_url_names_the_variable(monkeypatch, variable, value, message):
+    monkeypatch.setenv(variable, value)
+    field = variable.removeprefix("TRENDLENS_").lower()
     get_settings.cache_clear()
-    with pytest.raises(ConfigError, match=r"^invalid setting database_url \(TRENDLENS_DATABASE_URL\): "
-                                          r"database_url must be a postgresql:// URL"):
-        get_settings()
-    get_settings.cache_clear()
-
-
-def test_a_bad_redis_url_names_the_variable(monkeypatch):
-    monkeypatch.setenv("TRENDLENS_REDIS_URL", "localhost:6379")
-    get_settings.cache_clear()
-    with pytest.raises(ConfigError, match=r"^invalid setting redis_url \(TRENDLENS_REDIS_URL\): "
-                                          r"redis_url must be a redis://"):
+    with pytest.raises(ConfigError, match=rf"^invalid setting {field} \({variable}\): {message}"):
         get_settings()
     get_settings.cache_clear()
 
