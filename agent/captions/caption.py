@@ -46,3 +46,11 @@ class Caption:
             "created_at": self.created_at,
             "session_id": self.session_id,
         }
+
+    @classmethod
+    def from_public(cls, data: dict[str, Any]) -> Caption:
+        """The caption `to_public` described (e.g. as another instance published it)."""
+        return cls(topic_id=str(data["topic_id"]), title=str(data["title"]), text=str(data["text"]),
+                   lines=tuple(str(line) for line in data["lines"]), score=float(data["score"]),
+                   source=str(data["source"]), ttl_ms=int(data["ttl_ms"]), profile=str(data["profile"]),
+                   created_at=float(data["created_at"]), session_id=data.get("session_id"))

@@ -89,7 +89,7 @@ class RedisFanout:
             if payload.get("type") == "clear":
                 await self.local.clear(payload.get("session_id"))
             else:
-                await self.local.show(_caption_of(payload["caption"]))
+                await self.local.show(Caption.from_public(payload["caption"]))
         except (ValueError, KeyError, TypeError) as exc:  # one bad message must not stop the feed
             log.warning("caption fan-out: ignored a malformed message: %s", exc)
 
@@ -130,9 +130,3 @@ class RedisFanout:
         await self.local.aclose()
         await self._redis.aclose()
 
-
-def _caption_of(data: dict[str, Any]) -> Caption:
-    return Caption(topic_id=str(data["topic_id"]), title=str(data["title"]), text=str(data["text"]),
-                   lines=tuple(str(line) for line in data["lines"]), score=float(data["score"]),
-                   source=str(data["source"]), ttl_ms=int(data["ttl_ms"]), profile=str(data["profile"]),
-                   created_at=float(data["created_at"]), session_id=data.get("session_id"))
