@@ -11,7 +11,8 @@ from typing import Any, Literal
 from .links import safe_link
 from .models import utcnow
 from .ranking.heat import normalised_heat, story_heat
-from .ranking.merge import Cluster, cluster_topics
+from .stories import Story
+from .story_grouping import cluster_topics
 from .store import Store
 
 __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
@@ -50,7 +51,7 @@ class Digest:
 
 
 def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, since_hours: float = 24,
-                 since: datetime | None = None, clusters: Sequence[Cluster] | None = None) -> Digest:
+                 since: datetime | None = None, clusters: Sequence[Story] | None = None) -> Digest:
     """Current topics clustered across platforms, hottest clusters first.
 
     `clusters` are the running service's (embedding-informed, with stable ids); without

@@ -42,7 +42,7 @@ from .live import LiveLoop, LiveResult
 from .metrics import Metrics
 from .model_loading import load_ranker
 from .ranking import Ranked, Ranker
-from .ranking.merge import Cluster
+from .stories import Story
 from .ranking.window import ConversationWindow
 from .resources import workflows_dir
 from .scheduling import FetchJob
@@ -207,7 +207,7 @@ class Runtime:
         return self.index.stored
 
     @property
-    def clusters(self) -> dict[str, Cluster]:
+    def clusters(self) -> dict[str, Story]:
         return self.index.clusters
 
     async def refresh_topics(self) -> int:
@@ -220,7 +220,7 @@ class Runtime:
         return await self.index.rank(query, top_k=top_k, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
                                      gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k)
 
-    def cluster_list(self) -> list[Cluster]:
+    def cluster_list(self) -> list[Story]:
         return self.index.cluster_list()
 
     def story_key(self, topic_id: str) -> str:

@@ -11,7 +11,7 @@ from .captions.caption import Caption
 from .captions.composer import CaptionComposer
 from .display.router import DisplayRouter
 from .ranking import Ranked
-from .ranking.merge import Cluster
+from .stories import Story
 from .ranking.window import ConversationWindow
 from .scheduling import FetchJob
 from .store import Store
@@ -47,7 +47,7 @@ class PartsDeps:
     def members_of(self, stories: set[str]) -> set[str]:
         return self.index.members_of(stories)
 
-    def cluster_list(self) -> list[Cluster]:
+    def cluster_list(self) -> list[Story]:
         return self.index.cluster_list()
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,

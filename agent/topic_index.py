@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
 from .ranking import Ranked, Ranker
-from .ranking.merge import Cluster, StoryIndex, background_of
+from .stories import Story
+from .story_grouping import StoryIndex, background_of
 from .ranking.window import ConversationWindow
 from .store import Store, StoredTopic
 
@@ -40,7 +41,7 @@ class IndexView:
     """One published generation of the index; never mutated after it is published."""
 
     stored: dict[str, StoredTopic] = field(default_factory=dict)  # topic id -> its stored row
-    clusters: dict[str, Cluster] = field(default_factory=dict)  # topic id -> its cluster
+    clusters: dict[str, Story] = field(default_factory=dict)  # topic id -> its cluster
     members: dict[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
     generation: int = 0
 
@@ -138,11 +139,11 @@ class TopicIndex:
         return self.view.stored
 
     @property
-    def clusters(self) -> dict[str, Cluster]:
+    def clusters(self) -> dict[str, Story]:
         return self.view.clusters
 
-    def cluster_list(self) -> list[Cluster]:
-        """Each current cross-platform cluster once, hottest first by fair heat (`Cluster.score`)."""
+    def cluster_list(self) -> list[Story]:
+        """Each current cross-platform cluster once, hottest first by fair heat (`Story.score`)."""
         return list({c.id: c for c in self.view.clusters.values()}.values())
 
     def story_key(self, topic_id: str) -> str:

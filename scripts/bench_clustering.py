@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.models import Topic  # noqa: E402
-from agent.ranking.merge import StoryIndex  # noqa: E402
+from agent.story_grouping import StoryIndex  # noqa: E402
 
 DEVSETS = ROOT.parent / "shared" / "devsets"
 

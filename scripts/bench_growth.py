@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from agent.models import Topic  # noqa: E402
 from agent.ranking import Ranker  # noqa: E402
 from agent.ranking.embedders import HashEmbedder  # noqa: E402
-from agent.ranking.merge import StoryIndex, background_of  # noqa: E402
+from agent.story_grouping import StoryIndex, background_of  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 FETCHED = "live"  # the fetched source: like a hot list, it holds its latest 50 items only

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..models import Topic
 from ..ranking.heat import normalised_heat
-from ..ranking.merge import Cluster
+from ..stories import Story
 
 __all__ = ["HotStory", "hottest"]
 
@@ -27,7 +27,7 @@ class HotStory:
     score: float
 
 
-def hottest(topics: Iterable[Topic], clusters: Mapping[str, Cluster], *, limit: int = 5,
+def hottest(topics: Iterable[Topic], clusters: Mapping[str, Story], *, limit: int = 5,
             sources: Iterable[str] | None = None) -> list[HotStory]:
     """The hottest stories now, one entry per cross-platform story, hottest first."""
     pool = list(topics)

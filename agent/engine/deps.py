@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from ..captions.caption import Caption
 from ..ranking import Ranked
-from ..ranking.merge import Cluster
+from ..stories import Story
 from ..ranking.window import ConversationWindow
 from ..store import Store
 
@@ -39,7 +39,7 @@ class StepDeps(Protocol):
 
     def members_of(self, stories: set[str]) -> set[str]: ...
 
-    def cluster_list(self) -> list[Cluster]: ...
+    def cluster_list(self) -> list[Story]: ...
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
                         session_id: str | None = None, summary: str | None = None) -> Caption: ...

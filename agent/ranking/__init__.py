@@ -1,4 +1,4 @@
-"""The relevance engine: embedders, cache, query encoder, index snapshot, scoring, selection, merge."""
+"""The relevance engine: embedders, cache, query encoder, index snapshot, scoring, selection."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from .embedders import (
 )
 from .encoder import QueryEncoder
 from .lexical import BM25Index, query_terms, tokenize
-from .merge import Cluster, assignments, cluster_topics
 from .ranker import Ranker
 from .scoring import PROFILES, CalibrationProfile, LanguageCalibration, expected_max_z, profile_for
 from .selection import Ranked
@@ -28,7 +27,6 @@ __all__ = [
     "EMBEDDERS",
     "PROFILES",
     "CalibrationProfile",
-    "Cluster",
     "ConversationWindow",
     "DeviceProbes",
     "Embedder",
@@ -45,10 +43,8 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "TopicPrior",
     "Utterance",
-    "assignments",
     "build_embedder",
     "build_snapshot",
-    "cluster_topics",
     "describe_embedder",
     "doc_text",
     "expected_max_z",

@@ -115,7 +115,7 @@ def test_a_cancelled_build_is_abandoned_and_the_published_index_stays() -> None:
 
 
 def test_an_abandoned_story_update_is_finished_by_the_next_one() -> None:
-    from agent.ranking.merge import StoryIndex
+    from agent.story_grouping import StoryIndex
 
     day = [Topic(source="weibo", item_id="1", title="哈尔滨公安悬赏通缉3名美国特工"),
            Topic(source="baidu", item_id="2", title="哈尔滨警方悬赏通缉3名美国特工"),

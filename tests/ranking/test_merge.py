@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from agent.ranking import HashEmbedder, assignments, cluster_topics
+from agent.ranking import HashEmbedder
+from agent.story_grouping import assignments, cluster_topics
 
 from .conftest import make_topic
 

@@ -1,0 +1,342 @@
+"""Stories across platforms: what a story is, what links two items, and the link rule.
+
+A *story* is one concrete event, announcement or incident on at least two platforms, with its
+follow-ups (the official response, an explainer, a detail revealed, a reaction). This module is
+pure: no index, no I/O. `story_grouping.StoryIndex` holds the items and grows the stories;
+`story_vectors.VectorRows` stores their vectors.
+
+**The link rule.** Each item brings its `Evidence`: the event terms of its headline
+(`story_terms`: numbers read alike in any script, a speaker such as 外交部 set apart, template
+words and words that say *when* dropped), the terms of the platform's own context where it gives
+one (Zhihu excerpt, Baidu `desc`, Toutiao abstract, V2EX body), its counted quantities (3死, 16.9元)
+and the runs of its headline (to find the phrases two headlines share). A pair is described by a
+dozen features (`pair_features`): IDF-weighted overlap of headlines, how much of one headline the
+other's headline and context cover, how rare the rarest shared term is, how many separate phrases
+and how long a phrase they share, shared or conflicting quantities, the calibrated dense cosine.
+A logistic model over those (`LinkModel`) gives the probability that the two are one story.
+It is fitted by `fit_link_model`, and judged, leave-one-day-out, on the labelled days
+(`scripts/eval_stories.py`); the figures are in docs/stories.md.
+
+The grouping rules (`GroupingRules`) say how links grow stories: strongest first; an item linked
+strongly to any member joins (follow-up chains), but a large story needs more than one strong link,
+counted quantities must agree, and items of one list join only once the story spans two platforms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .models import Topic
+from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
+
+__all__ = [
+    "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
+    "evidence", "fit_link_model", "is_small_count", "link", "pair_features", "shared_phrases", "vetoed",
+]
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SEGMENT = re.compile(rf"[^{_HAN}a-z0-9.%]+")
+CONTEXT_CHARS = 200
+MIN_HELD = 100  # below the fewest items of a labelled day (139), so the fitted days read as they are  # the start of a platform's context is about the item; the rest wanders
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the link rule reads of one item."""
+
+    id: str
+    source: str
+    terms: StoryTerms  # of the headline
+    context: frozenset[str]  # event terms of the platform's own context (excerpt, desc, abstract)
+    runs: tuple[tuple[str, ...], ...]  # the headline's units, segment by segment (for shared phrases)
+
+    @property
+    def title_terms(self) -> frozenset[str]:
+        return self.terms.terms | self.terms.speaker
+
+
+def evidence(topic: Topic) -> Evidence:
+    """The link rule's view of a topic: headline terms, context terms, headline runs."""
+    ctx = story_terms(topic.summary[:CONTEXT_CHARS]).terms if topic.summary else frozenset()
+    runs = tuple(tuple(_UNIT.findall(s)) for s in _SEGMENT.split(normalise(topic.title)) if s)
+    return Evidence(topic.id, topic.source, story_terms(topic.title), frozenset(ctx), runs)
+
+
+def _is_han(unit: str) -> bool:
+    return "\u3400" <= unit[0] <= "\ufaff"
+
+
+def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
+    """The separate phrases of `item`'s headline that `shared` terms cover, in headline order:
+    辽阳 and 饭店火灾 for "辽宁辽阳一饭店火灾22死3伤" against "习近平对辽阳饭店火灾作出重要指示"."""
+    return [_join(run) for run in _shared_runs(item, set(shared))]
+
+
+def _shared_runs(item: Evidence, shared: set[str]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for run in item.runs:
+        covered = [False] * len(run)
+        for i in range(len(run) - 1):
+            if run[i] + run[i + 1] in shared:
+                covered[i] = covered[i + 1] = True
+        for i, unit in enumerate(run):
+            if not _is_han(unit) and unit in shared:
+                covered[i] = True
+        start = None
+        for i, c in enumerate([*covered, False]):
+            if c and start is None:
+                start = i
+            elif not c and start is not None:
+                out.append(run[start:i])
+                start = None
+    return out
+
+
+def _join(units: Sequence[str]) -> str:
+    text = ""
+    for u in units:  # a space only between two Latin words or numbers (su7 hpv)
+        text += (" " if text and not _is_han(u) and not _is_han(text[-1]) else "") + u
+    return text
+
+
+#: Names of the model's inputs, in order (`pair_features`).
+FEATURES = ("overlap", "coverage", "context_overlap", "cosine", "shared_quantity", "quantity_conflict",
+            "rarest", "two_phrases", "long_phrase", "two_terms", "same_list", "cosine_x_phrases",
+            "rare_terms")
+
+
+def pair_features(a: Evidence, b: Evidence, *, n: int, title_df: Callable[[str], int],
+                  any_df: Callable[[str], int], cosine: float | None) -> np.ndarray:
+    """The model's inputs for one pair (see `FEATURES`).
+
+    `n` is how many items are held, `title_df(term)` in how many headlines a term appears and
+    `any_df(term)` in how many headlines or contexts; rare terms weigh more (IDF). `cosine` is the
+    calibrated dense similarity (0 = unrelated texts of this model), None without vectors.
+    """
+    # Rarity is read against at least a day's worth of items, so that a handful held (the first
+    # fetch, one platform) does not make every shared word look rare.
+    n = max(n, MIN_HELD)
+
+    def w(term: str) -> float:
+        return math.log((n + 1) / (title_df(term) + 1))
+
+    def wc(term: str) -> float:
+        return math.log((n + 1) / (any_df(term) + 1))
+
+    ta, tb = a.title_terms, b.title_terms
+    shared = ta & tb
+    overlap = 0.0
+    if shared:
+        overlap = sum(w(t) for t in shared) / max(min(sum(w(t) for t in ta), sum(w(t) for t in tb)), 1e-9)
+
+    def cover(x: Evidence, y: Evidence) -> float:
+        tx = x.title_terms
+        if not tx:
+            return 0.0
+        return sum(wc(t) for t in tx & (y.title_terms | y.context)) / max(sum(wc(t) for t in tx), 1e-9)
+
+    coverage = max(cover(a, b), cover(b, a))
+    ca, cb = a.context | ta, b.context | tb
+    both = ca & cb
+    context_overlap = 0.0
+    if (a.context or b.context) and both:
+        context_overlap = sum(wc(t) for t in both) / max(min(sum(wc(t) for t in ca), sum(wc(t) for t in cb)),
+                                                          1e-9)
+    shared_qty, conflict = _quantities(a.terms, b.terms)
+    rare = sum(1 for t in shared if title_df(t) <= 3)
+    rarest = max((w(t) for t in shared), default=0.0) / math.log(n + 1)
+    ra, rb = _shared_runs(a, shared), _shared_runs(b, shared)
+    phrases = min(len(ra), len(rb))
+    longest = max((len(r) for r in ra + rb), default=0)
+    cos = cosine if cosine is not None else 0.0
+    two = float(phrases >= 2)
+    return np.array([overlap, coverage, context_overlap, cos, float(shared_qty), float(conflict), rarest, two,
+                     float(longest >= 3), float(len(shared) >= 2), float(a.source == b.source), cos * two,
+                     float(min(rare, 3))], dtype=np.float64)
+
+
+def _quantities(a: StoryTerms, b: StoryTerms) -> tuple[bool, bool]:
+    """(a counted quantity agrees, one thing is counted differently: 3名 vs 4名)."""
+    qa: dict[str, set[str]] = defaultdict(set)
+    qb: dict[str, set[str]] = defaultdict(set)
+    for unit, num in a.quantities:
+        qa[unit].add(num)
+    for unit, num in b.quantities:
+        qb[unit].add(num)
+    agree = conflict = False
+    for unit in qa.keys() & qb.keys():
+        if qa[unit] & qb[unit]:
+            agree = True
+        else:
+            conflict = True
+    return agree, conflict
+
+
+@dataclass(frozen=True)
+class LinkModel:
+    """Logistic model: P(one story) = σ(bias + weights · features), and the probability from which
+    a link is strong enough to join two items (fitted with it)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    strong: float = 0.7
+
+    def probability(self, features: np.ndarray) -> float:
+        z = self.bias + float(np.dot(self.weights, features))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations: int = 50,
+                   strong: float = 0.7) -> LinkModel:
+    """L2-regularised logistic regression by Newton's method (the bias is not penalised).
+
+    `x` is (pairs × features), `y` 1 where both items sit in one labelled story."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(xb.shape[1])
+    penalty = np.full(xb.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ beta, -50, 50)))
+        grad = xb.T @ (p - y) + penalty * beta
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(penalty) + 1e-9 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return LinkModel(tuple(round(float(v), 4) for v in beta[:-1]), round(float(beta[-1]), 4), strong)
+
+
+#: Fitted on all three labelled days by `scripts/eval_stories.py --fit` (the figures quoted in
+#: docs/stories.md come from models fitted on two days and scored on the third). "dense" reads
+#: the embedder's cosine; "lexical" is for a service without vectors.
+LINK_MODELS: dict[str, LinkModel] = {
+    "dense": LinkModel((0.3846, 4.9814, 5.2843, 6.7434, 0.6769, -0.0849, 4.0839, 0.1742, 1.5882, 1.4082, -0.6144,
+                        0.1859, -2.0233), -6.8322, strong=0.7),
+    "lexical": LinkModel((2.0226, 6.4589, 4.117, 0.0, 0.4735, -0.0348, 4.7201, 0.74, 1.9097, 1.8647, -0.1327, 0.0,
+                          -2.16), -5.7902, strong=0.5),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupingRules:
+    """How links grow stories (see `story_grouping`); a link joins from `LinkModel.strong`."""
+
+    same_list: float = 0.97  # one that may join two items of one list (once the story spans two)
+    per_strong: int = 1000  # a story of k members needs 1 + (k - 1) // per_strong strong links to join
+    kept: float = 0.02  # links below this are not kept at all
+    neighbours: int = 10  # dense top-k per new item
+    rare_df: int = 16  # a term in more held items than this proposes no candidates
+    max_candidates: int = 48  # lexical candidates per new item, rarest terms first
+
+
+@dataclass(frozen=True)
+class Link:
+    """Why two members are one story: the phrases they share and how likely they are one story."""
+
+    a: str
+    b: str
+    shared: tuple[str, ...]  # phrases of the headlines both hold (辽阳, 饭店火灾, 3死)
+    probability: float
+    overlap: float  # IDF-weighted overlap of the headlines' terms
+    cosine: float | None  # calibrated dense similarity, when there are vectors
+
+    def public(self) -> dict[str, object]:
+        return {"a": self.a, "b": self.b, "shared": list(self.shared), "probability": round(self.probability, 3),
+                "overlap": round(self.overlap, 3),
+                "cosine": None if self.cosine is None else round(self.cosine, 3)}
+
+
+def vetoed(a: Evidence, b: Evidence) -> bool:
+    """Pairs that are never one story, whatever the model says."""
+    if (a.title_terms & b.title_terms) and not (a.terms.terms & b.terms.terms):
+        return True  # only a speaker in common (外交部回应 …): who answered, not what happened
+    # One thing counted differently (3名 vs 4名 agents, a family of 3 vs 4) is another event. Only
+    # small counts: large ones are running tallies that rise through the day (2056人 → 2065人).
+    return _quantities(_small_counts(a.terms), _small_counts(b.terms))[1]
+
+
+def _small_counts(terms: StoryTerms) -> StoryTerms:
+    return StoryTerms(terms.terms, terms.speaker, frozenset(q for q in terms.quantities if is_small_count(q[1])))
+
+
+def is_small_count(number: str) -> bool:
+    """A count that names how many (3名, 1家3口), not a tally that keeps rising (2056人)."""
+    return number.isdigit() and int(number) < 10
+
+
+def link(a: Evidence, b: Evidence, *, n: int, title_df: Callable[[str], int], any_df: Callable[[str], int],
+         cosine: float | None, model: LinkModel, kept: float = 0.02) -> Link | None:
+    """The link between two items, or None when it is too weak to keep (pure: no index needed)."""
+    if vetoed(a, b):
+        return None
+    shared = a.title_terms & b.title_terms
+    features = pair_features(a, b, n=n, title_df=title_df, any_df=any_df, cosine=cosine)
+    p = model.probability(features)
+    if p < kept:
+        return None
+    phrases = shared_phrases(a, shared) or shared_phrases(b, shared)
+    return Link(a.id, b.id, tuple(dict.fromkeys(phrases)), p, float(features[0]), cosine)
+
+
+_NUMBER = re.compile(r"\d")
+_LATIN = re.compile(r"[a-z]")
+
+
+@dataclass(frozen=True)
+class Story:
+    """One story: its members hottest first, on the platforms it spans."""
+
+    id: str
+    members: tuple[Topic, ...]
+    heat: float  # sum of member raw heats (None counts as 0): kept for display only
+    platforms: tuple[str, ...]  # hottest first by each platform's best normalised heat
+    score: float = 0.0  # fair heat: each platform's best normalised heat, summed (ranking/heat.py)
+    links: tuple[Link, ...] = ()  # the links that grew it, strongest first
+
+    @property
+    def title(self) -> str:
+        """The hottest member's title (the first member's when none has heat)."""
+        return self.members[0].title
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.members)
+
+    def shared(self) -> dict[str, list[str]]:
+        """The phrases its links rest on, as a reader sorts them: numbers, names, other words."""
+        seen: dict[str, int] = {}
+        for link_ in self.links:
+            for phrase in link_.shared:
+                seen[phrase] = seen.get(phrase, 0) + 1
+        ordered = sorted(seen, key=lambda p: (-seen[p], -len(p), p))
+        out: dict[str, list[str]] = {"numbers": [], "names": [], "words": []}
+        for phrase in ordered:
+            if _NUMBER.search(phrase):
+                out["numbers"].append(phrase)
+            elif _LATIN.search(phrase) or len(phrase) >= 3:
+                out["names"].append(phrase)
+            else:
+                out["words"].append(phrase)
+        return out
+
+    def why(self) -> str:
+        """Why these are one story, in words: what the headlines share (scores go to the JSON)."""
+        if not self.links:
+            return ""
+        parts = self.shared()
+        said = []
+        if parts["names"] or parts["words"]:
+            said.append("all about " + "、".join((parts["names"] + parts["words"])[:4]))
+        if parts["numbers"]:
+            said.append("the same figures " + "、".join(parts["numbers"][:3]))
+        if not said:
+            said.append("told alike on each list")
+        return f"{len(self.members)} headlines on {len(self.platforms)} platforms, " + "; ".join(said)
