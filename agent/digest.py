@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from .chat.story import story_answer
 from .links import safe_link
 from .models import utcnow
 from .ranking.heat import normalised_heat, story_heat
+from .store import Store
 from .stories import Story
 from .story_grouping import cluster_topics
-from .store import Store
 
 __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
 
@@ -78,9 +79,10 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
         n = list_size.get(lead.topic.source, 0)
         history = [round((n - p.rank + 1) / (n + 1), 3) for p in store.history(lead.topic.id)
                    if p.rank is not None and n]
-        member_ids = {m.id for m in members}
-        links = [link.public() for link in cluster.links if link.a in member_ids and link.b in member_ids]
-        why: dict[str, Any] = {"summary": cluster.why(), "links": links} if links else {}
+        answer = story_answer(lead.topic, cluster, stored=by_id)
+        why: dict[str, Any] = {}
+        if answer.links:
+            why = {"summary": answer.why("en" if lang == "en" else "zh"), **answer.public()["why"]}
         items.append(DigestItem(
             cluster_id=cluster.id, title=lead.topic.title, heat=float(sum(m.heat or 0 for m in members)),
             score=round(story_heat(members, fair), 4), trend=trend, history=[max(h, 0.0) for h in history[-24:]],
@@ -152,6 +154,23 @@ def _platform_label(p: dict[str, Any]) -> str:
     return f"{label} · {raw}" if raw else label
 
 
+def _headline_figure(item: DigestItem, lang: str | None) -> str:
+    """What a reader knows: where it is highest, that list's own heat, and on how many platforms
+    (the fair-heat score orders the digest and stays in the JSON)."""
+    best = _platform_label(item.platforms[0])
+    count = len({p["source"] for p in item.platforms})
+    if count < 2:
+        return best
+    return f"{best} · {count} platforms" if lang == "en" else f"{best} · {count}个平台"
+
+
+def _why_scores(item: DigestItem) -> str:
+    """The merging links' scores, for a tooltip."""
+    return "; ".join(f"p {link['probability']:.2f}, overlap {link['overlap']:.2f}"
+                     + (f", cosine {link['cosine']:.2f}" if link.get("cosine") is not None else "")
+                     for link in item.why.get("links", [])[:3])
+
+
 def _md_escape(text: str) -> str:
     # Markdown renderers pass raw HTML through: neutralise it, and the link syntax
     out = html.escape(text, quote=False)
@@ -169,8 +188,9 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
         lines = [f"# 热梗透视镜 TrendLens digest — {d.generated_at[:16].replace('T', ' ')} UTC", ""]
         for n, item in enumerate(d.items, 1):
             mark = f"**[{_MARK[item.trend]}]** " if _MARK[item.trend] else ""
-            lines.append(f"{n}. {mark}**{_md_escape(item.title)}** fair heat {item.score:.2f} "
-                         f"`{sparkline(item.history)}`")
+            spark = f" `{sparkline(item.history)}`" if len(item.history) >= 2 else ""
+            figure = _md_escape(_headline_figure(item, d.lang))
+            lines.append(f"{n}. {mark}**{_md_escape(item.title)}** — {figure}{spark}")
             for p in item.platforms:
                 lines.append(f"   - {_md_escape(_platform_label(p))}: {_md_escape(p['title'])}"
                              + (f" — <{p['url']}>" if p["url"] else ""))
@@ -189,11 +209,13 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
                 title = e(p["title"])
                 plats.append(f'<li>{label}: <a href="{e(p["url"])}" rel="noopener noreferrer nofollow">{title}</a></li>'
                              if p["url"] else f"<li>{label}: {title}</li>")
-            why = f'<p class="why">why merged: {e(item.why["summary"])}</p>' if item.why else ""
+            why = (f'<p class="why" title="{e(_why_scores(item))}">why merged: {e(item.why["summary"])}</p>'
+                   if item.why else "")
+            spark = svg_sparkline(item.history) if len(item.history) >= 2 else ""
             mark = (f'<span class="trend trend-{item.trend}">{e(_MARK[item.trend])}</span> '
                     if _MARK[item.trend] else "")
             rows.append(f'<article class="item {item.trend}"><h2>{mark}{e(item.title)} '
-                        f'<span class="heat">fair heat {item.score:.2f}</span></h2>{svg_sparkline(item.history)}'
+                        f'<span class="heat">{e(_headline_figure(item, d.lang))}</span></h2>{spark}'
                         f'<ul>{"".join(plats)}</ul>{why}</article>')
         body = "".join(rows) or "<p>No topics yet.</p>"
         return ("<!doctype html><html lang=\"zh\"><head><meta charset=\"utf-8\">"

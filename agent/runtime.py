@@ -42,7 +42,6 @@ from .live import LiveLoop, LiveResult
 from .metrics import Metrics
 from .model_loading import load_ranker
 from .ranking import Ranked, Ranker
-from .stories import Story
 from .ranking.window import ConversationWindow
 from .resources import workflows_dir
 from .scheduling import FetchJob
@@ -51,6 +50,7 @@ from .settings import Settings
 from .shared_sessions import RedisSessionState
 from .step_deps import PartsDeps
 from .store import Store, StoredTopic, open_store
+from .stories import Story
 from .topic_index import TopicIndex
 
 __all__ = ["Runtime", "UtteranceResult"]

@@ -11,10 +11,10 @@ from .captions.caption import Caption
 from .captions.composer import CaptionComposer
 from .display.router import DisplayRouter
 from .ranking import Ranked
-from .stories import Story
 from .ranking.window import ConversationWindow
 from .scheduling import FetchJob
 from .store import Store
+from .stories import Story
 from .topic_index import TopicIndex
 
 __all__ = ["PartsDeps"]

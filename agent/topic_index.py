@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
 from .ranking import Ranked, Ranker
-from .stories import Story
-from .story_grouping import StoryIndex, background_of
 from .ranking.window import ConversationWindow
 from .store import Store, StoredTopic
+from .stories import Story
+from .story_grouping import StoryIndex, background_of, link_model_for
 
 if TYPE_CHECKING:
     from .metrics import Metrics
@@ -119,7 +119,8 @@ class TopicIndex:
         snapshot = await asyncio.to_thread(ranker.index, current)
         topics = [e.topic for e in snapshot.entries]
         if self._stories is None:
-            self._stories = StoryIndex(background=background_of(ranker.embedder))
+            self._stories = StoryIndex(background=background_of(ranker.embedder),
+                                       model=link_model_for(ranker.embedder))
         clusters = await asyncio.to_thread(
             self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None,
             cancel=ranker.cancel, ids=snapshot.ids)

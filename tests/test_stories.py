@@ -12,8 +12,8 @@ import pytest
 from agent.digest import build_digest, render_digest
 from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
-from agent.story_grouping import StoryIndex, cluster_topics
 from agent.store import SQLiteStore
+from agent.story_grouping import StoryIndex, cluster_topics
 from tests.browser import chromium_page, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[1]

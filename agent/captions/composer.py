@@ -67,7 +67,7 @@ class CaptionComposer:
         best: dict[str, int | None] = {}
         for m in members:
             best.setdefault(m.source, m.rank)  # one entry per platform, its hottest member's rank
-        platforms = list(best.items())[:4]
+        platforms = list(best.items())  # every platform of the story: the line counts what it cannot show
         stored = self.stories.stored.get(topic.id)
         # raw heats of different platforms do not add up: show the leading platform's own figure
         heat = members[0].heat if cluster else topic.heat

@@ -92,13 +92,14 @@ def _trend_marks(trend: Trend, lang: CaptionLang, emoji: bool) -> tuple[str, str
 
 def meta_line(
     platforms: list[tuple[str, int | None]], heat: float | None, trend: Trend, lang: CaptionLang,
-    *, emoji: bool = True,
+    *, emoji: bool = True, more: int = 0,
 ) -> str:
-    """"微博#3 · 抖音#5 ↑ 1854万" / "🆕 HN #2 · 412 pts" (not yet fitted)."""
+    """"微博#3 · 抖音#5 ↑ 1854万" / "🆕 HN #2 · 412 pts" (not yet fitted); `more` platforms of the
+    story that do not fit are counted ("微博#3 · 抖音#5 +2"), so the line never undercounts a story."""
     hash_sep = "#" if lang == "zh" else " #"
     where = _SEP.join(
         platform_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
-    )
+    ) + (f" +{more}" if more > 0 else "")
     prefix, suffix = _trend_marks(trend, lang, emoji)
     line = f"{prefix}{where}{suffix}".strip()
     if heat is not None and heat > 0:
@@ -119,7 +120,7 @@ def _fitted_meta(
     """The meta line on one line: fewer platforms before truncating with an ellipsis."""
     shown = platforms[:_MAX_PLATFORMS]
     while True:
-        line = meta_line(shown, heat, trend, lang, emoji=prof.emoji)
+        line = meta_line(shown, heat, trend, lang, emoji=prof.emoji, more=len(platforms) - len(shown))
         fits = prof.width(line) <= prof.line_width and (
             prof.max_bytes is None or len(line.encode()) <= prof.max_bytes
         )

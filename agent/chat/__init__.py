@@ -7,6 +7,7 @@ LLM configured it may reword the answer (`wording`), never change its facts.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -20,7 +21,6 @@ from .answers import (
     render_nothing,
     render_platform,
     render_search,
-    render_story,
     render_unresolved,
 )
 from .context import Turn, resolve_follow_up
@@ -28,12 +28,14 @@ from .facts import Fact, gather
 from .hottest import hottest
 from .intents import FollowUp, Fresh, Hottest, Intent, PlatformList, Search, Story, detect_intent, question_lang
 from .search import find_story, relevant, title_matches
+from .story import StoryAnswer, story_answer
 from .wording import llm_wording
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["Answer", "Style", "Turn", "answer_question", "detect_intent", "hottest", "question_lang"]
+__all__ = ["Answer", "Style", "StoryAnswer", "Turn", "answer_question", "detect_intent", "hottest", "question_lang",
+           "story_answer"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,8 +85,7 @@ async def _compose(runtime: Runtime, intent: Intent, question: str, lang: str, s
     if isinstance(intent, FollowUp):
         topic = resolve_follow_up(history, current, position=intent.position, words=intent.words)
         if topic is not None:
-            fact = await gather(runtime, topic, with_history=True)
-            return render_story(fact, lang, style), [fact]
+            return await _tell(runtime, topic, lang, style, asked=True)
         if intent.words:
             return await _story(runtime, intent.words, lang, style)
         return render_unresolved(lang), []
@@ -99,8 +100,17 @@ async def _story(runtime: Runtime, subject: str, lang: str, style: Style) -> tup
     topic = await find_story(runtime, subject)
     if topic is None:
         return render_nothing(lang, subject[:80]), []
-    fact = await gather(runtime, topic, with_history=True)
-    return render_story(fact, lang, style), [fact]
+    return await _tell(runtime, topic, lang, style)
+
+
+async def _tell(runtime: Runtime, topic: Topic, lang: str, style: Style,
+                asked: bool = False) -> tuple[str, list[Fact]]:
+    """A story question answered with the whole story: every platform with its rank, the trend."""
+    story = runtime.clusters.get(topic.id)
+    history = [p.heat for p in await asyncio.to_thread(runtime.store.history, topic.id) if p.heat is not None]
+    answer = story_answer(topic, story, stored=runtime.stored, history=history, asked=asked)
+    fact = await gather(runtime, topic)
+    return answer.text(lang, style), [fact]
 
 
 async def _search(runtime: Runtime, intent: Search, lang: str, count: int) -> list[Topic]:

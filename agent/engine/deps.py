@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from ..captions.caption import Caption
 from ..ranking import Ranked
-from ..stories import Story
 from ..ranking.window import ConversationWindow
 from ..store import Store
+from ..stories import Story
 
 __all__ = ["StepDeps"]
 

@@ -68,7 +68,7 @@ def test_long_title_is_shortened_and_the_meta_line_kept() -> None:
 def test_many_platforms_trimmed_to_fit_one_meta_line() -> None:
     platforms = [("weibo", 1), ("douyin", 2), ("baidu", 3), ("toutiao", 4), ("zhihu", 5), ("tieba", 6)]
     caption = _zh(platforms=platforms, heat=123_456_789, profile="rokid-glasses")
-    assert caption.lines[-1] == "微博#1 · 抖音#2 · 百度#3 ↑ 1.2亿"
+    assert caption.lines[-1] == "微博#1 · 抖音#2 · 百度#3 +3 ↑ 1.2亿"  # six platforms: three shown, three counted
     assert caption.source == "weibo+douyin+baidu+toutiao+zhihu+tieba"
 
 
