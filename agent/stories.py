@@ -313,17 +313,21 @@ class Story:
         return tuple(t.id for t in self.members)
 
     def shared(self) -> dict[str, list[str]]:
-        """The phrases its links rest on, as a reader sorts them: numbers, names, other words."""
+        """The phrases its links rest on, as a reader sorts them: figures (22死, 16.9元), names
+        (SU7, 金秀贤: Latin or three to five characters), wording told alike (six or more), words."""
         seen: dict[str, int] = {}
         for link_ in self.links:
             for phrase in link_.shared:
                 seen[phrase] = seen.get(phrase, 0) + 1
         ordered = sorted(seen, key=lambda p: (-seen[p], -len(p), p))
-        out: dict[str, list[str]] = {"numbers": [], "names": [], "words": []}
+        out: dict[str, list[str]] = {"numbers": [], "names": [], "wording": [], "words": []}
         for phrase in ordered:
-            if _NUMBER.search(phrase):
+            compact = phrase.replace(" ", "")
+            if _NUMBER.search(compact) and len(compact) <= 6:
                 out["numbers"].append(phrase)
-            elif _LATIN.search(phrase) or len(phrase) >= 3:
+            elif len(compact) >= 6:
+                out["wording"].append(phrase)
+            elif _LATIN.search(compact) or len(compact) >= 3:
                 out["names"].append(phrase)
             else:
                 out["words"].append(phrase)

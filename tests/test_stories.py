@@ -1,10 +1,11 @@
-"""Stories across platforms: merges on real headlines, fair heat, and a digest a reader trusts."""
+"""Stories across platforms: the link rule, the labelled days, stable ids, and the story a reader gets."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,58 +13,88 @@ import pytest
 from agent.digest import build_digest, render_digest
 from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
-from agent.store import SQLiteStore
+from agent.ranking.story_terms import story_terms
+from agent.stories import LINK_MODELS, evidence, link
 from agent.story_grouping import StoryIndex, cluster_topics
+from agent.store import SQLiteStore
 from tests.browser import chromium_page, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-LABELS = SHARED / "devsets" / "stories-2025-04-15.json"
+needs_days = pytest.mark.skipif(not (SHARED / "days").exists(), reason="../shared labelled days are not here")
 
 
-def topic(source: str, item_id: str, title: str, *, rank: int | None = None, heat: float | None = None) -> Topic:
-    return Topic(source=source, item_id=item_id, title=title, rank=rank, heat=heat)
+def topic(source: str, item_id: str, title: str, *, rank: int | None = None, heat: float | None = None,
+          summary: str | None = None) -> Topic:
+    return Topic(source=source, item_id=item_id, title=title, rank=rank, heat=heat, summary=summary)
 
 
 def together(clusters, a: str, b: str) -> bool:
     return any({a, b} <= set(c.member_ids) for c in clusters)
 
 
-def test_a_shared_speaker_alone_does_not_make_one_story() -> None:
-    clusters = cluster_topics([
-        topic("baidu", "fm1", "外交部回应中方通缉3名美国特工"),
-        topic("douyin", "fm2", "外交部回应美豁免部分产品关税"),
-        topic("baidu", "cu1", "海关总署：有信心战胜困难"),
-        topic("douyin", "cu2", "海关总署回应中美贸易是否会脱钩"),
-    ])
-    assert len(clusters) == 4
+def pair(a: Topic, b: Topic, *, df: int = 1):
+    """The link rule alone, as on a day of a few hundred items where these words are rare."""
+    return link(evidence(a), evidence(b), n=300, title_df=lambda _t: df, any_df=lambda _t: df, cosine=None,
+                model=LINK_MODELS["lexical"], kept=0.0)
 
 
-def test_numbers_read_alike_in_any_script_and_different_counts_stay_apart() -> None:
-    clusters = cluster_topics([
-        topic("baidu", "a", "1家3口被撞案家属：肇事者态度恶劣"),
-        topic("douyin", "b", "司机泄愤撞死一家三口案细节曝光"),
-        topic("zhihu", "c", "美国 3 名特工网络攻击哈尔滨亚冬会，遭悬赏通缉"),
-        topic("baidu", "d", "哈尔滨公安悬赏通缉3名美国特工"),
-        topic("douyin", "e", "哈尔滨公安悬赏通缉4名美国特工"),
-    ])
-    assert together(clusters, "baidu:a", "douyin:b")
-    assert together(clusters, "zhihu:c", "baidu:d")
-    assert not together(clusters, "baidu:d", "douyin:e")  # 3名 is not 4名
+def _eval_module():
+    spec = importlib.util.spec_from_file_location("eval_stories", ROOT / "scripts" / "eval_stories.py")
+    assert spec and spec.loader
+    ev = importlib.util.module_from_spec(spec)
+    sys.modules["eval_stories"] = ev
+    spec.loader.exec_module(ev)
+    return ev
 
 
+# -- the link rule, called without any index ------------------------------------------------------
+def test_the_same_report_on_two_lists_links_and_says_what_they_share() -> None:
+    found = pair(topic("baidu", "o", "国内油价或出现近三年来最大跌幅"), topic("douyin", "d", "油价或出现近三年来最大跌幅"))
+    assert found is not None and found.probability >= LINK_MODELS["lexical"].strong
+    assert found.shared == ("油价或出现近3年来最大跌幅",)
+
+
+def test_a_shared_speaker_or_a_different_small_count_is_never_a_link() -> None:
+    assert pair(topic("baidu", "a", "外交部回应中方通缉3名美国特工"), topic("douyin", "b", "外交部回应美豁免部分产品关税")) is None
+    assert pair(topic("baidu", "a", "哈尔滨公安悬赏通缉3名美国特工"),
+                topic("douyin", "b", "哈尔滨公安悬赏通缉4名美国特工")) is None
+    # a tally that rises through the day is the same event: 2056 then 2065 dead
+    assert pair(topic("douyin", "a", "缅甸地震已致2056人遇难"), topic("weibo", "b", "缅甸地震已遇难2065人")) is not None
+
+
+def test_a_holiday_alone_joins_nothing() -> None:
+    """The 五一 case: two stories of one holiday share the holiday and nothing else."""
+    assert not story_terms("五一假期出门玩就这么拍").terms & story_terms("五一假期文旅市场热度攀升").terms
+    found = pair(topic("baidu", "a", "五一假期文旅市场热度攀升"), topic("douyin", "b", "五一假期出门玩就这么拍"))
+    assert found is None or found.probability < LINK_MODELS["lexical"].strong
+    clusters = cluster_topics([topic("baidu", "a", "五一假期文旅市场热度攀升"), topic("douyin", "b", "五一假期出门玩就这么拍"),
+                               topic("weibo", "c", "愚人节快乐"), topic("douyin", "d", "愚人节表白")])
+    assert all(len(c.members) == 1 for c in clusters)
+
+
+def test_the_platforms_own_context_links_what_the_headlines_only_hint_at() -> None:
+    """Baidu's desc names the case that a Douyin headline words differently."""
+    grandfather = topic("baidu", "g", "孙女一家被撞身亡 爷爷悲伤过度离世")
+    douyin = topic("douyin", "d", "司机泄愤撞死一家三口案细节曝光")
+    told = grandfather.model_copy(update={"summary": "景德镇司机泄愤撞死一家三口案开庭，遇难女孩的爷爷悲伤过度离世"})
+    without, with_context = pair(grandfather, douyin), pair(told, douyin)
+    assert with_context is not None and (without is None or with_context.probability > without.probability)
+    assert with_context.probability >= LINK_MODELS["lexical"].strong
+
+
+# -- growing stories ----------------------------------------------------------------------------------
 def test_follow_ups_join_the_story_but_lookalikes_within_one_list_do_not() -> None:
     clusters = cluster_topics([
-        topic("zhihu", "z", "美国 3 名特工网络攻击哈尔滨亚冬会，遭悬赏通缉，有哪些信息值得关注？"),
+        topic("douyin", "d", "哈尔滨公安悬赏通缉3名美国特工"),
         topic("baidu", "notice", "哈尔滨公安悬赏通缉3名美国特工"),
-        topic("baidu", "reply", "外交部回应中方通缉3名美国特工"),
-        topic("baidu", "what", "被中方通缉的3名美国特工做了什么"),
+        topic("baidu", "what", "被哈尔滨公安悬赏通缉的3名美国特工做了什么"),
         topic("douyin", "w1", "无忧渡含金量有多高"),
         topic("douyin", "w2", "无忧渡剧评"),
     ])
-    story = next(c for c in clusters if "zhihu:z" in c.member_ids)
-    assert set(story.member_ids) == {"zhihu:z", "baidu:notice", "baidu:reply", "baidu:what"}
-    assert "通缉" in story.why() or "特工" in story.why()
+    story = next(c for c in clusters if "douyin:d" in c.member_ids)
+    assert set(story.member_ids) == {"douyin:d", "baidu:notice", "baidu:what"}  # the explainer follows
+    assert any("通缉" in p or "特工" in p for link_ in story.links for p in link_.shared)
     assert not together(clusters, "douyin:w1", "douyin:w2")
 
 
@@ -79,6 +110,63 @@ def test_story_index_updates_in_place_with_stable_ids() -> None:
     assert len(index) == 2  # the gone topic is no longer held
 
 
+@needs_days
+def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
+    """Each day's lists arrive one platform at a time, then the next day's replace them: a story
+    that gains a member keeps its id, and ids never depend on the order items arrive in."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from story_days import DAYS, load_day
+
+    index = StoryIndex()
+    grown = kept = 0
+    for name in DAYS:
+        day = load_day(name, SHARED)
+        held: list[Topic] = []
+        before: dict[frozenset[str], str] = {}
+        for source in sorted(day.lists):
+            held += day.lists[source]
+            stories = index.update(held)
+            now = {frozenset(s.member_ids): s.id for s in stories}
+            for home in stories:
+                inside = [sid for members, sid in before.items() if len(members) > 1 and members <= set(home.member_ids)]
+                if len(inside) == 1:  # one earlier story, grown or not: it keeps its id
+                    assert home.id == inside[0], sorted(home.member_ids)
+                    kept += 1
+                    grown += len(home.members) > next(len(m) for m, sid in before.items() if sid == inside[0])
+                elif inside:  # two earlier stories joined: the result keeps one of their ids
+                    assert home.id in inside, sorted(home.member_ids)
+            before = now
+        assert len({s.id for s in stories}) == len(stories)
+    assert kept >= 10 and grown >= 3  # the replay really grew stories, and each kept its id
+
+
+@needs_days
+def test_left_out_days_hold_the_floors_the_docs_quote() -> None:
+    """Fitted on two days, scored on the third, without a model (titles and context only):
+    the worst left-out recall the docs quote, and the largest story of each day in one piece."""
+    ev = _eval_module()
+    days = [(ev.load_day(name, SHARED), None) for name in ev.DAYS]
+    recalls = []
+    for k, (day, vec) in enumerate(days):
+        model, rules = ev.fit([d for j, d in enumerate(days) if j != k], 0.0)
+        figures = ev.score(day.labels, ev.cluster(day, vec, 0.0, model, rules))
+        recalls.append(figures["recall"])
+        assert figures["largest_story_together"] >= 0.6, (day.day, figures["largest_story_together"])
+    assert min(recalls) >= 0.5, recalls
+
+
+@needs_days
+def test_the_shipped_rule_on_each_labelled_day() -> None:
+    """The shipped (all-days) lexical rule: a regression floor on each day, not a left-out figure."""
+    ev = _eval_module()
+    for name in ev.DAYS:
+        day = ev.load_day(name, SHARED)
+        figures = ev.score(day.labels, cluster_topics(day.topics))
+        assert figures["precision"] >= 0.85 and figures["recall"] >= 0.5, (name, figures["precision"],
+                                                                              figures["recall"])
+
+
+# -- fair heat and the digest --------------------------------------------------------------------------
 def test_fair_heat_reads_each_platform_against_its_own_list() -> None:
     items = [topic("douyin", f"d{i}", f"抖音{i}", rank=i, heat=1e7 - i * 1e5) for i in range(1, 11)]
     items += [topic("zhihu", f"z{i}", f"知乎{i}", rank=i, heat=500 - i) for i in range(1, 11)]
@@ -95,10 +183,12 @@ def _store_with(tmp_path: Path, topics: list[Topic]) -> SQLiteStore:
     return store
 
 
+_WORDS = "春夏秋冬梅兰竹菊山水风云星月江河湖海松柏桃李琴棋书画金木土石光影晨暮"
+
+
 def test_digest_keeps_one_busy_platform_from_taking_over_the_top(tmp_path: Path) -> None:
-    items = [topic("douyin", f"d{i}", f"抖音话题第{i}条{chr(0x4e00 + i * 7)}", rank=i, heat=9e6 - i)
-             for i in range(1, 21)]
-    items += [topic("zhihu", f"z{i}", f"知乎问题第{i}个{chr(0x5e00 + i * 7)}", rank=i, heat=900 - i)
+    items = [topic("douyin", f"d{i}", f"抖音{_WORDS[i]}{_WORDS[-i]}热点", rank=i, heat=9e6 - i) for i in range(1, 21)]
+    items += [topic("zhihu", f"z{i}", f"知乎{_WORDS[i + 20]}{_WORDS[-i - 20]}问答", rank=i, heat=900 - i)
               for i in range(1, 6)]
     store = _store_with(tmp_path, items)
     digest = build_digest(store, limit=10)
@@ -119,31 +209,15 @@ def test_digest_json_lists_rank_raw_heat_and_why_merged(tmp_path: Path) -> None:
     top = data["items"][0]
     assert {(p["source"], p["rank"], p["heat"]) for p in top["platforms"]} == {("douyin", 2, 1.1e7),
                                                                               ("baidu", 9, 4.9e6)}
-    assert top["why"]["summary"].startswith("shared: ") and "油价" in top["why"]["links"][0]["shared"]
-    assert all(0 <= h <= 1 for h in top["history"])  # sparkline on normalised heat
+    assert top["why"]["summary"] == "2个平台的2条说的是同一件事：都说「油价或出现近3年来最大跌幅」。"
+    assert top["why"]["links"][0]["probability"] > 0.5  # the scores stay in the JSON
     md = render_digest(build_digest(store), "md")
     assert "why merged" in md and "抖音 \\#2 · 1100万" in md
-
-
-@pytest.mark.skipif(not LABELS.exists(), reason="../shared devsets are not here")
-def test_labelled_day_meets_the_merge_and_digest_targets() -> None:
-    spec = importlib.util.spec_from_file_location("eval_stories", ROOT / "scripts" / "eval_stories.py")
-    assert spec and spec.loader
-    ev = importlib.util.module_from_spec(spec)
-    sys.modules["eval_stories"] = ev
-    spec.loader.exec_module(ev)
-    labels, topics, missing = ev.load_day(LABELS, SHARED / "upstream")
-    assert not missing
-    clusters = cluster_topics(topics)
-    figures = ev.score(labels, clusters)
-    assert figures["precision"] >= 0.95 and figures["recall"] >= 0.75, figures
-    digest = ev.digest_figures(labels, topics, clusters)
-    assert digest["max_led_by_one_platform"] <= 6
-    assert all(p is not None and p <= 5 for p in digest["largest_stories_positions"]), digest
+    assert "百度 \\#9 · 490万 · 2个平台" in md and "fair heat" not in md  # Baidu's only item leads its list
 
 
 @needs_chromium
-def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_path: Path) -> None:
+def test_digest_page_reads_like_a_news_page_in_a_real_browser(tmp_path: Path) -> None:
     from datetime import timedelta
 
     from agent.models import utcnow
@@ -163,7 +237,14 @@ def test_digest_page_marks_new_and_rising_items_in_words_in_a_real_browser(tmp_p
             not in ("rgba(0, 0, 0, 0)", "transparent")
         rising = page.locator("article .trend-rising").first
         assert "RISING" in rising.inner_text() and rising.is_visible()
-        assert "why merged" in page.inner_text("article")
+        oil = page.locator("article", has_text="油价").first
+        text = oil.inner_text()
+        # a figure readers know, why merged in words, the scores only in the tooltip
+        assert "百度 #1 · 490万 · 2个平台" in text and "fair heat" not in text
+        assert "why merged: 2个平台的2条说的是同一件事" in text and "overlap" not in text
+        assert "overlap" in oil.locator(".why").get_attribute("title")
+        assert oil.locator("svg").count() == 0  # one observation: no empty sparkline
+        assert page.locator("article", has_text="大熊猫").first.locator("svg").count() == 1
 
 
 def test_live_ranker_heat_prior_reads_each_list_on_its_own_scale() -> None:
@@ -196,5 +277,38 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
         caption = rt.composer.compose(ranked[0], profile="hud-web")
         assert "百度#1 · 抖音#9" in caption.text
         assert "百度#1 · 抖音#9 50万" in caption.text  # the leading platform's own heat, not a sum of two scales
+    finally:
+        await rt.aclose()
+
+
+# -- the story a reader gets, on a real day -------------------------------------------------------------
+@needs_days
+@pytest.mark.parametrize(("question", "words"), [
+    ("小米SU7爆燃事故是怎么回事？", ("个平台在榜", "第")),
+    ("What happened with the 小米SU7 crash?", ("platforms:", "#")),
+])
+async def test_a_story_question_answers_with_the_story_on_every_platform(tmp_path: Path, question, words) -> None:
+    """2025-04-01: the Xiaomi SU7 crash was on five lists; the answer names the story's platforms
+    with their ranks, not one item."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from story_days import load_day
+
+    from agent.chat import answer_question
+    from agent.runtime import Runtime
+    from agent.settings import Settings
+
+    day = load_day("2025-04-01", SHARED)
+    rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=None)
+    rt.store.ingest([t for items in day.lists.values() for t in items])
+    await rt.start()
+    try:
+        answer = await answer_question(rt, question)
+        lines = answer.text.splitlines()
+        assert answer.intent == "Story" and "SU7" in lines[0], answer.text
+        assert all(w in lines[0] for w in words), answer.text
+        platforms = Counter(t.source for t in rt.index.clusters[answer.topics[0].id].members)
+        assert len(platforms) >= 3
+        named = [p for p in ("抖音", "百度", "微博", "知乎", "V2EX", "Douyin", "Baidu", "Weibo", "Zhihu") if p in lines[0]]
+        assert len(named) >= 3, answer.text
     finally:
         await rt.aclose()

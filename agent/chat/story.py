@@ -78,12 +78,14 @@ class StoryAnswer:
             return ""
         names = [*self.shared.get("names", ()), *self.shared.get("words", ())][:4]
         numbers = list(self.shared.get("numbers", ()))[:3]
+        wording = list(self.shared.get("wording", ()))[:1]
         if lang == "zh":
-            said = [f"都提到{'、'.join(names)}" if names else "", f"同样的数字{'、'.join(numbers)}" if numbers else ""]
+            said = [f"都提到{'、'.join(names)}" if names else "", f"同样的数字{'、'.join(numbers)}" if numbers else "",
+                    f"都说「{wording[0]}」" if wording else ""]
             body = "，".join(s for s in said if s) or "说法相近"
             return f"{len(self.places)}个平台的{self.items}条说的是同一件事：{body}。"
         said = [f"all name {', '.join(names)}" if names else "", f"the same figures {', '.join(numbers)}"
-                if numbers else ""]
+                if numbers else "", f"all say “{wording[0]}”" if wording else ""]
         body = "; ".join(s for s in said if s) or "told alike"
         return f"{self.items} headlines on {len(self.places)} platforms tell one story: {body}."
 
@@ -156,7 +158,7 @@ def story_answer(topic: Topic, story: Story | None, *, stored: Mapping[str, Stor
     first = min((datetime.fromisoformat(r.first_seen) for r in rows), default=None)
     ids = {m.id for m in ordered}
     links = tuple(link.public() for link in (story.links if story else ()) if link.a in ids and link.b in ids)
-    shared = story.shared() if story and links else {"numbers": [], "names": [], "words": []}
+    shared = story.shared() if story and links else {}
     return StoryAnswer(id=story.id if story else topic.id, title=lead.title, places=places, items=len(ordered),
                        trend=trend, first_seen=first, history=tuple(history), shared=shared, links=links,
                        link=safe_link(lead))
