@@ -27,9 +27,9 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,7 +38,8 @@ from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
-    "evidence", "fit_link_model", "is_small_count", "link", "pair_features", "shared_phrases", "vetoed",
+    "Weights", "evidence", "fit_link_model", "is_small_count", "link", "pair_features", "shared_phrases",
+    "vetoed",
 ]
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -56,17 +57,27 @@ class Evidence:
     terms: StoryTerms  # of the headline
     context: frozenset[str]  # event terms of the platform's own context (excerpt, desc, abstract)
     runs: tuple[tuple[str, ...], ...]  # the headline's units, segment by segment (for shared phrases)
-
-    @property
-    def title_terms(self) -> frozenset[str]:
-        return self.terms.terms | self.terms.speaker
+    title_terms: frozenset[str] = frozenset()  # event and speaker terms of the headline
+    small_counts: frozenset[tuple[str, str]] = frozenset()  # quantities that name how many (3名)
+    # where each headline term sits: (run, first unit, end unit), to find shared phrases
+    _where: Mapping[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
 
 
 def evidence(topic: Topic) -> Evidence:
     """The link rule's view of a topic: headline terms, context terms, headline runs."""
     ctx = story_terms(topic.summary[:CONTEXT_CHARS]).terms if topic.summary else frozenset()
     runs = tuple(tuple(_UNIT.findall(s)) for s in _SEGMENT.split(normalise(topic.title)) if s)
-    return Evidence(topic.id, topic.source, story_terms(topic.title), frozenset(ctx), runs)
+    terms = story_terms(topic.title)
+    where: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    for k, run in enumerate(runs):
+        for i in range(len(run) - 1):
+            where[run[i] + run[i + 1]].append((k, i, i + 2))
+        for i, unit in enumerate(run):
+            if not _is_han(unit):  # numbers and Latin words are terms alone too
+                where[unit].append((k, i, i + 1))
+    small = frozenset(q for q in terms.quantities if is_small_count(q[1]))
+    return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small,
+                    {t: tuple(v) for t, v in where.items()})
 
 
 def _is_han(unit: str) -> bool:
@@ -80,23 +91,66 @@ def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
 
 
 def _shared_runs(item: Evidence, shared: AbstractSet[str]) -> list[tuple[str, ...]]:
+    covered: dict[int, set[int]] = defaultdict(set)
+    for term in shared:
+        for k, start, end in item._where.get(term, ()):
+            covered[k].update(range(start, end))
     out: list[tuple[str, ...]] = []
-    for run in item.runs:
-        covered = [False] * len(run)
-        for i in range(len(run) - 1):
-            if run[i] + run[i + 1] in shared:
-                covered[i] = covered[i + 1] = True
-        for i, unit in enumerate(run):
-            if not _is_han(unit) and unit in shared:
-                covered[i] = True
-        start = None
-        for i, c in enumerate([*covered, False]):
-            if c and start is None:
+    for k in sorted(covered):
+        run, at = item.runs[k], sorted(covered[k])
+        start = prev = at[0]
+        for i in at[1:]:
+            if i != prev + 1:
+                out.append(run[start:prev + 1])
                 start = i
-            elif not c and start is not None:
-                out.append(run[start:i])
-                start = None
+            prev = i
+        out.append(run[start:prev + 1])
     return out
+
+
+class Weights:
+    """IDF weights of terms over the held items, memoised while the held set stays the same.
+
+    `n` is how many items are held, `title_df(term)` in how many headlines a term appears and
+    `any_df(term)` in how many headlines or contexts. Rarity is read against at least a day's worth
+    of items (`MIN_HELD`), so that a handful held (the first fetch, one platform) does not make
+    every shared word look rare."""
+
+    def __init__(self, n: int, title_df: Callable[[str], int], any_df: Callable[[str], int]) -> None:
+        self.n = max(n, MIN_HELD)
+        self.log_n = math.log(self.n + 1)
+        self.title_df = title_df
+        self.any_df = any_df
+        self._title: dict[str, float] = {}
+        self._any: dict[str, float] = {}
+        self._totals: dict[tuple[str, int], float] = {}
+
+    def title(self, term: str) -> float:
+        w = self._title.get(term)
+        if w is None:
+            w = self._title[term] = self.log_n - math.log(self.title_df(term) + 1)
+        return w
+
+    def any(self, term: str) -> float:
+        w = self._any.get(term)
+        if w is None:
+            w = self._any[term] = self.log_n - math.log(self.any_df(term) + 1)
+        return w
+
+    def total(self, item: Evidence, which: int) -> float:
+        """Σ weights of the item's headline terms (0: by headlines, 1: by headlines and contexts,
+        2: its headline and context terms, by headlines and contexts)."""
+        key = (item.id, which)
+        t = self._totals.get(key)
+        if t is None:
+            if which == 0:
+                t = sum(self.title(x) for x in item.title_terms)
+            elif which == 1:
+                t = sum(self.any(x) for x in item.title_terms)
+            else:
+                t = sum(self.any(x) for x in item.title_terms | item.context)
+            self._totals[key] = t
+        return t
 
 
 def _join(units: Sequence[str]) -> str:
@@ -112,54 +166,48 @@ FEATURES = ("overlap", "coverage", "context_overlap", "cosine", "shared_quantity
             "rare_terms")
 
 
-def pair_features(a: Evidence, b: Evidence, *, n: int, title_df: Callable[[str], int],
-                  any_df: Callable[[str], int], cosine: float | None) -> np.ndarray:
-    """The model's inputs for one pair (see `FEATURES`).
+def pair_features(a: Evidence, b: Evidence, *, weights: Weights, cosine: float | None) -> list[float]:
+    """The model's inputs for one pair (see `FEATURES`): rare terms weigh more (`Weights`, IDF);
+    `cosine` is the calibrated dense similarity (0 = unrelated texts of this model), None without
+    vectors."""
+    return _pair(a, b, weights, cosine)[0]
 
-    `n` is how many items are held, `title_df(term)` in how many headlines a term appears and
-    `any_df(term)` in how many headlines or contexts; rare terms weigh more (IDF). `cosine` is the
-    calibrated dense similarity (0 = unrelated texts of this model), None without vectors.
-    """
-    # Rarity is read against at least a day's worth of items, so that a handful held (the first
-    # fetch, one platform) does not make every shared word look rare.
-    n = max(n, MIN_HELD)
 
-    def w(term: str) -> float:
-        return math.log((n + 1) / (title_df(term) + 1))
-
-    def wc(term: str) -> float:
-        return math.log((n + 1) / (any_df(term) + 1))
-
+def _pair(a: Evidence, b: Evidence, weights: Weights, cosine: float | None) -> tuple[list[float], list[str]]:
+    """The features, and the phrases of `a`'s headline that `b` shares."""
+    w, wc = weights.title, weights.any
     ta, tb = a.title_terms, b.title_terms
     shared = ta & tb
     overlap = 0.0
     if shared:
-        overlap = sum(w(t) for t in shared) / max(min(sum(w(t) for t in ta), sum(w(t) for t in tb)), 1e-9)
+        overlap = sum(w(t) for t in shared) / max(min(weights.total(a, 0), weights.total(b, 0)), 1e-9)
 
     def cover(x: Evidence, y: Evidence) -> float:
         tx = x.title_terms
         if not tx:
             return 0.0
-        return sum(wc(t) for t in tx & (y.title_terms | y.context)) / max(sum(wc(t) for t in tx), 1e-9)
+        found = tx & y.title_terms
+        if y.context:
+            found = found | (tx & y.context)
+        return sum(wc(t) for t in found) / max(weights.total(x, 1), 1e-9) if found else 0.0
 
     coverage = max(cover(a, b), cover(b, a))
-    ca, cb = a.context | ta, b.context | tb
-    both = ca & cb
     context_overlap = 0.0
-    if (a.context or b.context) and both:
-        context_overlap = sum(wc(t) for t in both) / max(min(sum(wc(t) for t in ca), sum(wc(t) for t in cb)),
-                                                          1e-9)
+    if a.context or b.context:
+        both = (a.context | ta) & (b.context | tb)
+        if both:
+            context_overlap = sum(wc(t) for t in both) / max(min(weights.total(a, 2), weights.total(b, 2)), 1e-9)
     shared_qty, conflict = _quantities(a.terms, b.terms)
-    rare = sum(1 for t in shared if title_df(t) <= 3)
-    rarest = max((w(t) for t in shared), default=0.0) / math.log(n + 1)
+    rare = sum(1 for t in shared if weights.title_df(t) <= 3)
+    rarest = max((w(t) for t in shared), default=0.0) / weights.log_n
     ra, rb = _shared_runs(a, shared), _shared_runs(b, shared)
     phrases = min(len(ra), len(rb))
     longest = max((len(r) for r in ra + rb), default=0)
     cos = cosine if cosine is not None else 0.0
     two = float(phrases >= 2)
-    return np.array([overlap, coverage, context_overlap, cos, float(shared_qty), float(conflict), rarest, two,
-                     float(longest >= 3), float(len(shared) >= 2), float(a.source == b.source), cos * two,
-                     float(min(rare, 3))], dtype=np.float64)
+    return [overlap, coverage, context_overlap, cos, float(shared_qty), float(conflict), rarest, two,
+            float(longest >= 3), float(len(shared) >= 2), float(a.source == b.source), cos * two,
+            float(min(rare, 3))], [_join(r) for r in ra]
 
 
 def _quantities(a: StoryTerms, b: StoryTerms) -> tuple[bool, bool]:
@@ -188,8 +236,8 @@ class LinkModel:
     bias: float
     strong: float = 0.7
 
-    def probability(self, features: np.ndarray) -> float:
-        z = self.bias + float(np.dot(self.weights, features))
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.bias + sum(w * f for w, f in zip(self.weights, features, strict=True))
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
@@ -262,11 +310,14 @@ def vetoed(a: Evidence, b: Evidence) -> bool:
         return True  # only a speaker in common (外交部回应 …): who answered, not what happened
     # One thing counted differently (3名 vs 4名 agents, a family of 3 vs 4) is another event. Only
     # small counts: large ones are running tallies that rise through the day (2056人 → 2065人).
-    return _quantities(_small_counts(a.terms), _small_counts(b.terms))[1]
+    if not (a.small_counts and b.small_counts):
+        return False
+    return _counts_conflict(a.small_counts, b.small_counts)
 
 
-def _small_counts(terms: StoryTerms) -> StoryTerms:
-    return StoryTerms(terms.terms, terms.speaker, frozenset(q for q in terms.quantities if is_small_count(q[1])))
+def _counts_conflict(a: AbstractSet[tuple[str, str]], b: AbstractSet[tuple[str, str]]) -> bool:
+    units = {u for u, _ in a} & {u for u, _ in b}
+    return any(not ({n for u2, n in a if u2 == u} & {n for u2, n in b if u2 == u}) for u in units)
 
 
 def is_small_count(number: str) -> bool:
@@ -274,18 +325,16 @@ def is_small_count(number: str) -> bool:
     return number.isdigit() and int(number) < 10
 
 
-def link(a: Evidence, b: Evidence, *, n: int, title_df: Callable[[str], int], any_df: Callable[[str], int],
-         cosine: float | None, model: LinkModel, kept: float = 0.02) -> Link | None:
+def link(a: Evidence, b: Evidence, *, weights: Weights, cosine: float | None, model: LinkModel,
+         kept: float = 0.02) -> Link | None:
     """The link between two items, or None when it is too weak to keep (pure: no index needed)."""
     if vetoed(a, b):
         return None
-    shared = a.title_terms & b.title_terms
-    features = pair_features(a, b, n=n, title_df=title_df, any_df=any_df, cosine=cosine)
+    features, phrases = _pair(a, b, weights, cosine)
     p = model.probability(features)
     if p < kept:
         return None
-    phrases = shared_phrases(a, shared) or shared_phrases(b, shared)
-    return Link(a.id, b.id, tuple(dict.fromkeys(phrases)), p, float(features[0]), cosine)
+    return Link(a.id, b.id, tuple(dict.fromkeys(phrases)), p, features[0], cosine)
 
 
 _NUMBER = re.compile(r"\d")

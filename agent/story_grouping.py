@@ -46,8 +46,8 @@ from .stories import (
     Link,
     LinkModel,
     Story,
+    Weights,
     evidence,
-    is_small_count,
     link,
 )
 from .story_vectors import VectorRows
@@ -97,6 +97,7 @@ class StoryIndex:
     _any_df: Counter[str] = field(default_factory=Counter)
     _postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _edges: dict[str, dict[str, Link]] = field(default_factory=lambda: defaultdict(dict))
+    _weights: Weights = field(default_factory=lambda: Weights(0, lambda _t: 0, lambda _t: 0))  # this update's IDF
     _previous: dict[str, str] = field(default_factory=dict)
     # groups as of the last update (root = smallest member id); only those touched by a change
     # are formed again, the rest are kept as they were
@@ -185,8 +186,8 @@ class StoryIndex:
         vectors = self._vectors
         cosine = vectors.cosine(a, b) if vectors is not None else None
         model = self.link_model
-        return link(self._evidence[a], self._evidence[b], n=len(self._topics), title_df=self._title_df.__getitem__,
-                    any_df=self._any_df.__getitem__, cosine=cosine, model=model, kept=self.rules.kept)
+        return link(self._evidence[a], self._evidence[b], weights=self._weights, cosine=cosine, model=model,
+                    kept=self.rules.kept)
 
     # -- updating --------------------------------------------------------------------
     def update(self, topics: Sequence[Topic], vectors: np.ndarray | None = None, *,
@@ -230,6 +231,7 @@ class StoryIndex:
         self._pending.update(fresh)
         fresh = left + fresh
         # all new topics are held before any is compared, so each pair is seen from both sides
+        self._weights = Weights(len(self._topics), self._title_df.__getitem__, self._any_df.__getitem__)
         block = 256
         for start in range(0, len(fresh), block):
             _check(cancel)
@@ -299,7 +301,7 @@ class StoryIndex:
         usable = sorted({(e.a, e.b): e for tid in region for e in edges.get(tid, {}).values()
                          if e.probability >= strong}.values(), key=lambda e: (-e.probability, e.a, e.b))
         source = {tid: topics[tid].source for tid in region}
-        counted = {tid: self._evidence[tid].terms.quantities for tid in region}
+        counted = {tid: self._evidence[tid].small_counts for tid in region}
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
             merged = False
@@ -313,11 +315,13 @@ class StoryIndex:
                 if len({source[x] for x in a} | {source[y] for y in b}) < 2:
                     continue
                 small, large = (a, b) if len(a) <= len(b) else (b, a)
-                inside = set(large)
-                links = sum(1 for x in small for y, e in edges.get(x, {}).items()
-                            if y in inside and e.probability >= strong)
-                if links < 1 + (len(large) - 1) // rules.per_strong:
-                    continue
+                need = 1 + (len(large) - 1) // rules.per_strong  # this link is one of them
+                if need > 1:
+                    inside = set(large)
+                    links = sum(1 for x in small for y, e in edges.get(x, {}).items()
+                                if y in inside and e.probability >= strong)
+                    if links < need:
+                        continue
                 if _counts_differ(counted, a, b):
                     continue
                 keep, gone = (gi, gj) if gi < gj else (gj, gi)
@@ -430,9 +434,10 @@ def _counts_differ(counted: Mapping[str, frozenset[tuple[str, str]]], a: Sequenc
     seen: dict[str, set[str]] = defaultdict(set)
     for x in a:
         for unit, num in counted[x]:
-            if is_small_count(num):
-                seen[unit].add(num)
-    return any(unit in seen and num not in seen[unit] for y in b for unit, num in counted[y] if is_small_count(num))
+            seen[unit].add(num)
+    if not seen:
+        return False
+    return any(unit in seen and num not in seen[unit] for y in b for unit, num in counted[y])
 
 
 def _check(cancel: threading.Event | None) -> None:

@@ -46,6 +46,7 @@ from agent.stories import (  # noqa: E402
     GroupingRules,
     LinkModel,
     Story,
+    Weights,
     evidence,
     fit_link_model,
     pair_features,
@@ -86,6 +87,7 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
     for e in items:
         title_df.update(e.title_terms)
         any_df.update(e.title_terms | e.context)
+    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__)
     story = {m: k for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
     cos = None
     if vectors is not None:
@@ -96,8 +98,7 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
         a, b = items[i], items[j]
         if vetoed(a, b):
             continue  # never linked, so not what the model must learn
-        xs.append(pair_features(a, b, n=len(items), title_df=title_df.__getitem__, any_df=any_df.__getitem__,
-                                cosine=None if cos is None else float(cos[i, j])))
+        xs.append(pair_features(a, b, weights=weights, cosine=None if cos is None else float(cos[i, j])))
         ys.append(1.0 if story.get(a.id, -1) == story.get(b.id, -2) else 0.0)
     return np.array(xs), np.array(ys)
 

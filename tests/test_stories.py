@@ -14,9 +14,9 @@ from agent.digest import build_digest, render_digest
 from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
-from agent.stories import LINK_MODELS, evidence, link
-from agent.story_grouping import StoryIndex, cluster_topics
 from agent.store import SQLiteStore
+from agent.stories import LINK_MODELS, Weights, evidence, link
+from agent.story_grouping import StoryIndex, cluster_topics
 from tests.browser import chromium_page, needs_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def together(clusters, a: str, b: str) -> bool:
 
 def pair(a: Topic, b: Topic, *, df: int = 1):
     """The link rule alone, as on a day of a few hundred items where these words are rare."""
-    return link(evidence(a), evidence(b), n=300, title_df=lambda _t: df, any_df=lambda _t: df, cosine=None,
+    return link(evidence(a), evidence(b), weights=Weights(300, lambda _t: df, lambda _t: df), cosine=None,
                 model=LINK_MODELS["lexical"], kept=0.0)
 
 
@@ -50,13 +50,15 @@ def _eval_module():
 
 # -- the link rule, called without any index ------------------------------------------------------
 def test_the_same_report_on_two_lists_links_and_says_what_they_share() -> None:
-    found = pair(topic("baidu", "o", "国内油价或出现近三年来最大跌幅"), topic("douyin", "d", "油价或出现近三年来最大跌幅"))
+    found = pair(topic("baidu", "o", "国内油价或出现近三年来最大跌幅"),
+                 topic("douyin", "d", "油价或出现近三年来最大跌幅"))
     assert found is not None and found.probability >= LINK_MODELS["lexical"].strong
     assert found.shared == ("油价或出现近3年来最大跌幅",)
 
 
 def test_a_shared_speaker_or_a_different_small_count_is_never_a_link() -> None:
-    assert pair(topic("baidu", "a", "外交部回应中方通缉3名美国特工"), topic("douyin", "b", "外交部回应美豁免部分产品关税")) is None
+    assert pair(topic("baidu", "a", "外交部回应中方通缉3名美国特工"),
+                topic("douyin", "b", "外交部回应美豁免部分产品关税")) is None
     assert pair(topic("baidu", "a", "哈尔滨公安悬赏通缉3名美国特工"),
                 topic("douyin", "b", "哈尔滨公安悬赏通缉4名美国特工")) is None
     # a tally that rises through the day is the same event: 2056 then 2065 dead
@@ -68,7 +70,8 @@ def test_a_holiday_alone_joins_nothing() -> None:
     assert not story_terms("五一假期出门玩就这么拍").terms & story_terms("五一假期文旅市场热度攀升").terms
     found = pair(topic("baidu", "a", "五一假期文旅市场热度攀升"), topic("douyin", "b", "五一假期出门玩就这么拍"))
     assert found is None or found.probability < LINK_MODELS["lexical"].strong
-    clusters = cluster_topics([topic("baidu", "a", "五一假期文旅市场热度攀升"), topic("douyin", "b", "五一假期出门玩就这么拍"),
+    clusters = cluster_topics([topic("baidu", "a", "五一假期文旅市场热度攀升"),
+                               topic("douyin", "b", "五一假期出门玩就这么拍"),
                                topic("weibo", "c", "愚人节快乐"), topic("douyin", "d", "愚人节表白")])
     assert all(len(c.members) == 1 for c in clusters)
 
@@ -128,7 +131,8 @@ def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
             stories = index.update(held)
             now = {frozenset(s.member_ids): s.id for s in stories}
             for home in stories:
-                inside = [sid for members, sid in before.items() if len(members) > 1 and members <= set(home.member_ids)]
+                inside = [sid for members, sid in before.items()
+                          if len(members) > 1 and members <= set(home.member_ids)]
                 if len(inside) == 1:  # one earlier story, grown or not: it keeps its id
                     assert home.id == inside[0], sorted(home.member_ids)
                     kept += 1
@@ -308,7 +312,8 @@ async def test_a_story_question_answers_with_the_story_on_every_platform(tmp_pat
         assert all(w in lines[0] for w in words), answer.text
         platforms = Counter(t.source for t in rt.index.clusters[answer.topics[0].id].members)
         assert len(platforms) >= 3
-        named = [p for p in ("抖音", "百度", "微博", "知乎", "V2EX", "Douyin", "Baidu", "Weibo", "Zhihu") if p in lines[0]]
+        names = ("抖音", "百度", "微博", "知乎", "V2EX", "Douyin", "Baidu", "Weibo", "Zhihu")
+        named = [p for p in names if p in lines[0]]
         assert len(named) >= 3, answer.text
     finally:
         await rt.aclose()
