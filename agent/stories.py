@@ -372,7 +372,9 @@ class Story:
         out: dict[str, list[str]] = {"numbers": [], "names": [], "wording": [], "words": []}
         for phrase in ordered:
             compact = phrase.replace(" ", "")
-            if _NUMBER.search(compact) and len(compact) <= 6:
+            if _LATIN.search(compact) and len(compact) <= 6:
+                out["names"].append(phrase)  # su7, hpv: a model or a name, digits or not
+            elif _NUMBER.search(compact) and len(compact) <= 6:
                 out["numbers"].append(phrase)
             elif len(compact) >= 6:
                 out["wording"].append(phrase)
