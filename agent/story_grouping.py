@@ -16,12 +16,13 @@ compared and keeps the result stable:
 
 Grouping (`GroupingRules`): links are taken strongest first. Two groups join when
 
-- the link is strong (`strong`; `same_list` for two items of one list, and only once the story
-  spans two platforms: look-alikes within one list stay apart);
-- the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other: a
-  follow-up joins a small story on one strong link (an official response, a detail, a reaction),
-  while a story of a dozen items is not glued to another by one theme word;
-- what they count agrees (3死 in one and 7死 in the other are two events).
+- the link is strong (`LinkModel.strong`; `same_list` for two items of one list, and only once the
+  story spans two platforms: look-alikes within one list stay apart), so an item linked strongly
+  to any member joins (an official response, a detail, a reaction) while weak theme links never
+  carry anything;
+- the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other (off by
+  default: no left-out day was better for it, docs/stories.md);
+- what they count with small numbers agrees (3死 in one and 7死 in the other are two events).
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from ..models import Topic
 from ..ranking.heat import normalised_heat
 from ..store.records import StoredTopic
 from ..stories import Story
-from .facts import ago, heat_words, short_title
 from .platforms import platform_name
+from .words import ago, heat_words, short_title
 
 __all__ = ["StoryAnswer", "StoryPlace", "story_answer"]
 
