@@ -302,7 +302,13 @@ class StoryIndex:
         usable = sorted({(e.a, e.b): e for tid in region for e in edges.get(tid, {}).values()
                          if e.probability >= strong}.values(), key=lambda e: (-e.probability, e.a, e.b))
         source = {tid: topics[tid].source for tid in region}
-        counted = {tid: self._evidence[tid].small_counts for tid in region}
+        # per group, kept as groups join: its platforms and what it counts with small numbers
+        platforms = {tid: {source[tid]} for tid in region}
+        counts: dict[str, dict[str, set[str]]] = {}
+        for tid in region:
+            counts[tid] = defaultdict(set)
+            for unit, num in self._evidence[tid].small_counts:
+                counts[tid][unit].add(num)
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
             merged = False
@@ -313,7 +319,7 @@ class StoryIndex:
                 if gi == gj:
                     continue
                 a, b = members_of[gi], members_of[gj]
-                if len({source[x] for x in a} | {source[y] for y in b}) < 2:
+                if len(platforms[gi] | platforms[gj]) < 2:
                     continue
                 small, large = (a, b) if len(a) <= len(b) else (b, a)
                 need = 1 + (len(large) - 1) // rules.per_strong  # this link is one of them
@@ -323,10 +329,13 @@ class StoryIndex:
                                 if y in inside and e.probability >= strong)
                     if links < need:
                         continue
-                if _counts_differ(counted, a, b):
+                if _counts_differ(counts[gi], counts[gj]):
                     continue
                 keep, gone = (gi, gj) if gi < gj else (gj, gi)
                 members_of[keep] = members_of[keep] + members_of.pop(gone)
+                platforms[keep] |= platforms.pop(gone)
+                for unit, nums in counts.pop(gone).items():
+                    counts[keep][unit] |= nums
                 used_links[keep] = used_links[keep] + used_links.pop(gone, []) + [edge]
                 for x in members_of[keep]:
                     group_of[x] = keep
@@ -429,16 +438,10 @@ class StoryIndex:
         return [built[o[3]] for o in ranked]
 
 
-def _counts_differ(counted: Mapping[str, frozenset[tuple[str, str]]], a: Sequence[str], b: Sequence[str]) -> bool:
+def _counts_differ(a: Mapping[str, set[str]], b: Mapping[str, set[str]]) -> bool:
     """One group counts a thing with a small number the other never uses for it (3死 vs 7死); large
     counts are tallies that rise through the day (`stories.is_small_count`)."""
-    seen: dict[str, set[str]] = defaultdict(set)
-    for x in a:
-        for unit, num in counted[x]:
-            seen[unit].add(num)
-    if not seen:
-        return False
-    return any(unit in seen and num not in seen[unit] for y in b for unit, num in counted[y])
+    return any(b[unit] - a[unit] for unit in a.keys() & b.keys())
 
 
 def _check(cancel: threading.Event | None) -> None:
