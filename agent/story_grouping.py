@@ -100,7 +100,7 @@ class StoryIndex:
     _edges: dict[str, dict[str, Link]] = field(default_factory=lambda: defaultdict(dict))
     _weights: Weights = field(default_factory=lambda: Weights(0, lambda _t: 0, lambda _t: 0))  # this update's IDF
     _previous: dict[str, str] = field(default_factory=dict)
-    # groups as of the last update (root = smallest member id); only those touched by a change
+    # groups as of the last update (keyed by a member id); only those touched by a change
     # are formed again, the rest are kept as they were
     _groups: dict[str, list[str]] = field(default_factory=dict)
     _group_of: dict[str, str] = field(default_factory=dict)
@@ -331,13 +331,16 @@ class StoryIndex:
                         continue
                 if _counts_differ(counts[gi], counts[gj]):
                     continue
-                keep, gone = (gi, gj) if gi < gj else (gj, gi)
-                members_of[keep] = members_of[keep] + members_of.pop(gone)
+                # the smaller group moves into the larger: a member is relabelled O(log n) times
+                keep, gone = (gi, gj) if len(a) >= len(b) else (gj, gi)
+                moved = members_of.pop(gone)
+                members_of[keep].extend(moved)
                 platforms[keep] |= platforms.pop(gone)
                 for unit, nums in counts.pop(gone).items():
                     counts[keep][unit] |= nums
-                used_links[keep] = used_links[keep] + used_links.pop(gone, []) + [edge]
-                for x in members_of[keep]:
+                used_links[keep].extend(used_links.pop(gone, []))
+                used_links[keep].append(edge)
+                for x in moved:
                     group_of[x] = keep
                 merged = True
             if not merged:
