@@ -280,7 +280,7 @@ class GroupingRules:
     """How links grow stories (see `story_grouping`); a link joins from `LinkModel.strong`."""
 
     same_list: float = 0.97  # one that may join two items of one list (once the story spans two)
-    per_strong: int = 1000  # a story of k members needs 1 + (k - 1) // per_strong strong links to join
+    per_strong: int | None = None  # k members need 1 + (k - 1) // per_strong strong links (None: one)
     kept: float = 0.02  # links below this are not kept at all
     neighbours: int = 10  # dense top-k per new item
     rare_df: int = 16  # a term in more held items than this proposes no candidates

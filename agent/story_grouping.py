@@ -20,8 +20,8 @@ Grouping (`GroupingRules`): links are taken strongest first. Two groups join whe
   story spans two platforms: look-alikes within one list stay apart), so an item linked strongly
   to any member joins (an official response, a detail, a reaction) while weak theme links never
   carry anything;
-- the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other (off by
-  default: no left-out day was better for it, docs/stories.md);
+- the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other (off,
+  None, by default: no left-out day was better for it, docs/stories.md);
 - what they count with small numbers agrees (3死 in one and 7死 in the other are two events).
 """
 
@@ -322,7 +322,7 @@ class StoryIndex:
                 if len(platforms[gi] | platforms[gj]) < 2:
                     continue
                 small, large = (a, b) if len(a) <= len(b) else (b, a)
-                need = 1 + (len(large) - 1) // rules.per_strong  # this link is one of them
+                need = 1 if rules.per_strong is None else 1 + (len(large) - 1) // rules.per_strong
                 if need > 1:
                     inside = set(large)
                     links = sum(1 for x in small for y, e in edges.get(x, {}).items()

@@ -56,7 +56,7 @@ from agent.story_grouping import StoryIndex  # noqa: E402
 
 # The grid the grouping thresholds are chosen from, on the fitting days only.
 STRONG = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-PER_STRONG = (2, 3, 4, 6, 8, 1000)
+PER_STRONG: tuple[int | None, ...] = (2, 3, 4, 6, 8, None)  # None: off
 TARGET_PRECISION = 0.9
 
 
@@ -151,7 +151,7 @@ def choose_rules(days: list[tuple[Day, np.ndarray | None]], bg: float,
         met = worst_p >= TARGET_PRECISION
         # ties (common: two small days rarely tell settings apart) go to the setting that joins
         # more, the lower threshold and the looser guard, since follow-up chains need both
-        key = (met, worst_r if met else worst_p, worst_p, -strong, per_strong)
+        key = (met, worst_r if met else worst_p, worst_p, -strong, per_strong or 10**6)
         if best is None or key > best[0]:
             best = (key, replace(model, strong=strong), rules)
     assert best is not None
