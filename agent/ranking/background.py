@@ -39,7 +39,8 @@ __all__ = ["LANGS", "Background", "sample", "sample_vectors", "shipped_name", "t
 
 #: Query languages with a background sample; a query in any other language reads "en".
 LANGS = ("zh", "en")
-MIN_STD = 1e-3  # a topic whose cosines to the sample barely move still gets a finite scale
+MIN_STD = 1e-3
+CHUNK = 4096  # topics measured at once  # a topic whose cosines to the sample barely move still gets a finite scale
 
 #: Per language: (mean, std) arrays, row-aligned with the snapshot's topics.
 Background = Mapping[str, tuple[np.ndarray, np.ndarray]]
@@ -107,7 +108,11 @@ def topic_backgrounds(matrix: np.ndarray,
     """Per language, each row's (mean, std) of cosine against that language's sample."""
     out = {}
     for lang, sample_mat in vectors.items():
-        cos = matrix @ sample_mat.T  # (n, sample size)
-        out[lang] = (cos.mean(axis=1).astype(np.float32),
-                     np.maximum(cos.std(axis=1), MIN_STD).astype(np.float32))
+        mean = np.empty(len(matrix), dtype=np.float32)
+        std = np.empty(len(matrix), dtype=np.float32)
+        for start in range(0, len(matrix), CHUNK):  # bounded memory for a 100k-topic first index
+            cos = matrix[start : start + CHUNK] @ sample_mat.T  # (chunk, sample size)
+            mean[start : start + CHUNK] = cos.mean(axis=1)
+            std[start : start + CHUNK] = np.maximum(cos.std(axis=1), MIN_STD)
+        out[lang] = (mean, std)
     return out
