@@ -372,7 +372,12 @@ def main() -> int:
         langs[lang] = replace(langs[lang], gate=fits["model"].gate, gate_lexical=fits["lexical"].gate,
                               gate_dense=fits["model"].g_dense)
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip())
+    fitted_on = ("../shared/devsets: relevance.json tune halves (fusion; gate on both languages' 2,091 topics), "
+                 "chitchat.json tune half (200 lines per language), and the full lists of "
+                 + ", ".join(devsets.DEV_DAYS) + " (../shared/days, titles-only and served) with mentions "
+                 "retold from their Baidu and Zhihu descriptions and stories-<day>.json; "
+                 f"small-talk budget {args.chat_rate:g} per language on each index")
+    profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip(), fitted_on=fitted_on)
     index_mix(out, emb, cache, profile, rel, lines, settings, args.devsets, tmp, report_lines)
     out.write("\nprofile: " + json.dumps(profile.to_json(), ensure_ascii=False) + "\n")
     if args.lodo_out is not None:

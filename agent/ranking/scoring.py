@@ -105,6 +105,7 @@ class CalibrationProfile:
     mmr_lambda: float = 0.7
     calibration: Calibration = "query"
     made_by: str = ""  # the command that produced these numbers
+    fitted_on: str = ""  # the data they were fitted on
 
     def lang(self, lang: str) -> LanguageCalibration:
         return self.langs.get(lang) or self.langs.get("en") or LanguageCalibration()
@@ -137,7 +138,7 @@ class CalibrationProfile:
                                                  for k, v in self.langs.items()},
                 "gate_ref_n": self.gate_ref_n, "shrink_n": self.shrink_n, "prior": self.prior,
                 "novelty_penalty": self.novelty_penalty, "mmr_lambda": self.mmr_lambda,
-                "calibration": self.calibration, "made_by": self.made_by}
+                "calibration": self.calibration, "made_by": self.made_by, "fitted_on": self.fitted_on}
 
     def with_lang(self, lang: str, **changes: Any) -> CalibrationProfile:
         langs = dict(self.langs)
