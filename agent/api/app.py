@@ -19,7 +19,7 @@ from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .redis_limiter import RedisRateLimiter
-from .routes import chat, digest, health, hud, sessions, topics, workflows
+from .routes import chat, digest, health, hud, lingzhu, sessions, topics, workflows
 from .security import KeyRing, RateLimiter
 
 __all__ = ["create_app"]
@@ -86,6 +86,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
-    for module in (topics, sessions, workflows, chat, digest, hud, health):
+    for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health):
         app.include_router(module.router)
     return app

@@ -14,8 +14,10 @@ from tests.api.conftest import AUTH, LiveServer, make_runtime
 URL = "/metis/agent/api/sse"
 
 
-def frames(text: str) -> list[dict]:
-    return [json.loads(b.split("data: ", 1)[1]) for b in text.split("\n\n") if b.startswith("event: message")]
+def frames(text: str, kind: str = "answer") -> list[dict]:
+    """The `event: message` frames of one type: the answer's pieces, or the follow-up suggestions."""
+    every = [json.loads(b.split("data: ", 1)[1]) for b in text.split("\n\n") if b.startswith("event: message")]
+    return [f for f in every if f["type"] == kind]
 
 
 def answer(text: str) -> str:
@@ -67,5 +69,6 @@ def test_ok_at_once_then_keep_alives_while_a_slow_llm_words_the_answer(tmp_path:
     first_frame = next(i for i, line in enumerate(lines) if line.startswith("event: message"))
     keep_alives = [line for line in lines[1:first_frame] if line.startswith(":")]
     assert len(keep_alives) >= 3 and len(keep_alives) == first_frame - 1  # nothing else while it thinks
-    text = "".join(json.loads(line[6:])["answer_stream"] for line in lines if line.startswith("data: {"))
+    text = "".join(f.get("answer_stream", "") for f in (json.loads(line[6:]) for line in lines
+                                                          if line.startswith("data: {")))
     assert text == "春晚机器人最火。"  # the LLM's wording, without its link: the glasses show no links
