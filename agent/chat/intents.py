@@ -170,7 +170,7 @@ _FILLER = re.compile(
     r"tonight|currently|at the moment|this|these|trending|trend|trends|hot|hottest|top|news|popular|tell|me|show|"
     r"give|list|please|us|going|there|people|talking|everyone|stories|story|topics?|things?|up|most|biggest|"
     r"number|one|happening|new|latest|rising|with|can|you|do|does|know|i|hey|ok|so|and|lately|recently|"
-    r"hours?|last|past|few|across|all|platforms?|everywhere|internet|online|web|social media|world)\b|"
+    r"hours?|last|past|few|across|all|platforms?|everywhere|internet|online|web|social media|world|help|find)\b|"
     r"[\s？?!！。.,，、:：;；'\"“”‘’#~～…()（）「」《》0-9]",
     re.I)
 
@@ -196,9 +196,13 @@ _SMALL_TALK: tuple[tuple[Literal["greeting", "help", "thanks"], re.Pattern[str]]
 )
 _CLAUSES = re.compile(r"[\s]*[，,。.！!？?~～…、;；:：\n]+[\s]*")
 _PARTICLES = re.compile(r"(?:呀|啊|呢|吧|哦|哈|嘛|啦|喔|~)+$")
-# A greeting in front of a question ("你好，微博热搜第一是什么", "hi what's trending"): dropped, the question answered.
-_LEADING_GREETING = re.compile(r"^(?:你好|您好|哈喽|嗨|hi|hello|hey)(?:\s*there)?"
-                               r"(?:[\s，,。.！!~～]+|(?=[\u4e00-\u9fff]))", re.I)
+# A greeting or thanks in front of a question ("你好，微博热搜第一是什么", "hi what's trending"): dropped, the
+# question answered.
+# Punctuation must follow it, or (speech-to-text without punctuation) a question word: "hello kitty" is a title.
+_LEADING_COURTESY = re.compile(
+    r"^(?:你好|您好|哈喽|嗨|谢谢|多谢|好的|hi|hello|hey|thanks|thank you|ok|okay)(?:\s*there)?"
+    r"(?:\s*[，,。.！!~～]+\s*|\s+(?=(?:what|why|how|who|which|where|when|tell|show|any|is|are|can|could|do|does)\b))",
+    re.I)
 
 
 def _small_talk_kind(clause: str) -> Literal["greeting", "help", "thanks"] | None:
@@ -311,8 +315,13 @@ def _story_at(q: str, platform: str) -> StoryAt | None:
 
 def _drop_courtesy(q: str) -> str:
     """The question inside "你好，…" or "…, thanks": a greeting before it and thanks after it are dropped."""
-    rest = _TRAILING_THANKS.sub("", _LEADING_GREETING.sub("", q, count=1)).strip()
-    return rest or q
+    rest = q
+    for _ in range(3):  # "hi, thanks, and what's new?": each courtesy in turn
+        shorter = _TRAILING_THANKS.sub("", _LEADING_COURTESY.sub("", rest, count=1)).strip()
+        if shorter == rest or not shorter:
+            break
+        rest = shorter
+    return rest
 
 
 def detect_intent(question: str, *, has_history: bool = False) -> Intent:

@@ -73,7 +73,7 @@ def suggest_follow_ups(intent: Intent, facts: Sequence[Fact], lang: str, stored:
         here = intent.source
         if intent.top_only:
             name = platform_name(here, lang)
-            out = [f"{name}第一是怎么回事？" if lang == "zh" else f"What's the story with {name}'s number one?",
+            out = [f"{name}第一是怎么回事？" if lang == "zh" else f"Why is {name}'s #1 trending?",
                    _list(here, lang)]
         else:
             out = [_nth(2, lang) if len(facts) >= 2 else _story(facts[0], lang), _new(lang, here)]

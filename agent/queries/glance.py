@@ -8,14 +8,16 @@ frequency. So the answer is the caption a wearer would see if this were the firs
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..captions.caption import Caption
 from ..chat.facts import Fact, gather
 from ..engine.steps import RankParams
-from ..gating import Candidate, Frequency, GatePolicy, SessionGate
+from ..gating import Candidate, Frequency, GatePolicy, Reason, SessionGate
 from ..ranking import Ranked
 from ..ranking.lexical import tokenize
 from ..ranking.window import ConversationWindow
@@ -26,13 +28,15 @@ if TYPE_CHECKING:
 
 __all__ = ["Glance", "glance"]
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Glance:
     """One line's outcome: a caption, or silence, with the evidence for either."""
 
     show: bool
-    reason: str  # the gate's: "shown", "no_candidate" (nothing passed the relevance gate), "not_enough_speech"
+    reason: Reason  # the gate's: "shown", "no_candidate" (nothing passed the relevance gate), "not_enough_speech"
     caption: Caption | None
     match: Ranked | None  # the story shown; when silent, the nearest story (below the relevance gate)
     fact: Fact | None  # where `match` is listed, its heat and trend
@@ -50,8 +54,20 @@ def _rank_params(runtime: Runtime) -> RankParams:
 
 
 def _shared_words(line: str, title: str) -> tuple[str, ...]:
+    """Words of the line found in the title: whole Latin words, and the longest runs of Han characters
+    (the index's CJK bigrams, "春晚 晚机 机器…", joined back into "春晚机器人")."""
+    line, title = unicodedata.normalize("NFKC", line).casefold(), unicodedata.normalize("NFKC", title).casefold()
     have = set(tokenize(title))
-    return tuple(dict.fromkeys(w for w in tokenize(line) if w in have))[:8]
+    words = [w for w in tokenize(line) if w.isascii() and w in have]
+    i = 0
+    while i < len(line):
+        j = i
+        while j < len(line) and _HAN.match(line[j]) and line[i:j + 1] in title:
+            j += 1
+        if j - i >= 2:
+            words.append(line[i:j])
+        i = max(j, i + 1)
+    return tuple(dict.fromkeys(words))[:8]
 
 
 async def glance(runtime: Runtime, line: str, *, profile: str, frequency: Frequency = "medium",
