@@ -2,8 +2,8 @@
 
 The Lingzhu bridges send them after an answer (`type: "follow_up"`); the glasses show them as
 tappable chips. Every suggestion is written in a shape `intents.detect_intent` reads (a place in
-the last answer, a platform's #1 or list, what is new, a story by the opening words of its title),
-names only platforms that have a list right now, and is in the asker's language.
+the last answer, a platform's #1, its story or its list, what is new), names only platforms that
+have a list right now, and is in the asker's language.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..store import StoredTopic
-from .facts import Fact, short_title
+from .facts import Fact
 from .intents import FollowUp, Fresh, Hottest, Intent, PlatformList, Search, SmallTalk, Story, StoryAt
 from .platforms import PLATFORMS, platform_name
 
@@ -48,10 +48,9 @@ def _hottest(lang: str) -> str:
     return "现在最火的是什么？" if lang == "zh" else "What's trending right now?"
 
 
-def _story(fact: Fact, lang: str) -> str:
-    # the title's opening words are enough to find it again, and short enough for a chip
-    words = short_title(fact.title).rstrip("…。.！!？?，,")
-    return f"{words}是怎么回事？" if lang == "zh" else f"Why is {words} trending?"
+def _story_at_top(source: str, lang: str) -> str:
+    name = platform_name(source, lang)
+    return f"{name}第一是怎么回事？" if lang == "zh" else f"Why is {name}'s #1 trending?"
 
 
 def suggest_follow_ups(intent: Intent, facts: Sequence[Fact], lang: str, stored: Iterable[StoredTopic]) -> list[str]:
@@ -72,11 +71,9 @@ def suggest_follow_ups(intent: Intent, facts: Sequence[Fact], lang: str, stored:
     elif isinstance(intent, PlatformList):
         here = intent.source
         if intent.top_only:
-            name = platform_name(here, lang)
-            out = [f"{name}第一是怎么回事？" if lang == "zh" else f"Why is {name}'s #1 trending?",
-                   _list(here, lang)]
+            out = [_story_at_top(here, lang), _list(here, lang)]
         else:
-            out = [_nth(2, lang) if len(facts) >= 2 else _story(facts[0], lang), _new(lang, here)]
+            out = [_nth(2, lang) if len(facts) >= 2 else _story_at_top(here, lang), _new(lang, here)]
         out += [_top(p, lang) for p in other_than(here)[:1]]
     elif isinstance(intent, Hottest | Fresh | Search):
         lead = facts[0].placements[0].source if facts[0].placements else None
