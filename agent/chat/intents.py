@@ -255,27 +255,8 @@ def _region(text: str) -> Region | None:
     return named.pop() if len(named) == 1 else None
 
 
-def _position(question: str) -> int | None:
-    m = _POSITION_ZH.search(question)
-    if m:
-        if m.group(0).startswith("最后"):
-            return -1
-        token = m.group(1)
-        if token.isdigit():
-            return int(token)
-        if token == "十":
-            return 10
-        if len(token) == 2 and token[0] == "十":
-            return 10 + _ORDINALS_ZH.get(token[1], 0)
-        return _ORDINALS_ZH.get(token[0])
-    m = _POSITION_EN.search(question)
-    if m:
-        word = m.group(1) or m.group(3)
-        return _ORDINALS_EN[word.lower()] if word else int(m.group(2))
-    return None
-
-
 def _zh_number(token: str) -> int | None:
+    """"三" → 3, "十二" → 12, "二十" → 20, "7" → 7."""
     if token.isdigit():
         return int(token)
     if token == "十":
@@ -285,6 +266,19 @@ def _zh_number(token: str) -> int | None:
     if len(token) == 2 and token[1] == "十":
         return _ORDINALS_ZH.get(token[0], 0) * 10
     return _ORDINALS_ZH.get(token[0])
+
+
+def _position(question: str) -> int | None:
+    m = _POSITION_ZH.search(question)
+    if m:
+        if m.group(0).startswith("最后"):
+            return -1
+        return _zh_number(m.group(1))
+    m = _POSITION_EN.search(question)
+    if m:
+        word = m.group(1) or m.group(3)
+        return _ORDINALS_EN[word.lower()] if word else int(m.group(2))
+    return None
 
 
 def _place(q: str) -> tuple[int, str] | None:

@@ -19,7 +19,7 @@ from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
 from agent.settings import Settings
 from agent.sources import REGISTRY
-from agent.store import Store
+from agent.store import Store, open_store
 from tests.api.conftest import KEY
 
 UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
@@ -73,6 +73,17 @@ def record_real_days(store: Store, settings: Settings, *, heat_scale: dict[str, 
     now = utcnow()
     store.record_cycle(outcomes(one), now=now - timedelta(hours=20))
     store.record_cycle(outcomes(two), now=now)
+
+
+def seed_real_days(data_dir: Path) -> Settings:
+    """A data directory (or the test's database) holding the recorded days, for a server process to open."""
+    settings = Settings(data_dir=data_dir, offline=True)
+    store = open_store(settings)
+    try:
+        record_real_days(store, settings)
+    finally:
+        store.close()
+    return settings
 
 
 def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, english: bool = False,

@@ -12,9 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.settings import Settings
-from agent.store import open_store
-from tests.api.realdata import current_lists, need_upstream, record_real_days
+from tests.api.realdata import current_lists, need_upstream, seed_real_days
 from tests.mcp.checks import check_bad_arguments, check_real_day, check_synthetic
 from tests.mcp.client import check_listing, over_http
 from tests.servers import Instance, start_instance
@@ -66,10 +64,7 @@ async def test_every_tool_over_http_on_a_real_recorded_day(tmp_path: Path):
     feed is configured), so the recorded lists are what it answers from."""
     need_upstream()
     data = tmp_path / "real"
-    settings = Settings(data_dir=data, offline=True)
-    store = open_store(settings)
-    record_real_days(store, settings)
-    store.close()
+    settings = seed_real_days(data)
     instance = start_instance(data, api_keys=KEY, env={"TRENDLENS_SOURCES": "feed"})
     try:
         async with over_http(instance.url, KEY) as session:

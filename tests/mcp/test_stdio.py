@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.settings import Settings
 from agent.store import open_store
-from tests.api.realdata import current_lists, need_upstream, record_real_days
+from tests.api.realdata import current_lists, need_upstream, seed_real_days
 
 from .checks import check_bad_arguments, check_real_day, check_synthetic
 from .client import TOOLS, check_listing, over_stdio, stdio_server
@@ -40,10 +40,7 @@ async def test_bad_arguments_are_tool_errors_and_the_server_answers_on(tmp_path:
 async def test_every_tool_on_a_real_recorded_day(tmp_path: Path):
     need_upstream()
     data = tmp_path / "real"
-    settings = Settings(data_dir=data, offline=True)
-    store = open_store(settings)
-    record_real_days(store, settings)
-    store.close()
+    settings = seed_real_days(data)
     async with over_stdio(stdio_server(data, "--no-fetch"), tmp_path / "mcp.log") as session:
         await check_listing(session)
         await check_real_day(session, current_lists(settings))
