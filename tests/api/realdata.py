@@ -77,6 +77,7 @@ def record_real_days(store: Store, settings: Settings, *, heat_scale: dict[str, 
 
 def seed_real_days(data_dir: Path) -> Settings:
     """A data directory (or the test's database) holding the recorded days, for a server process to open."""
+    data_dir.mkdir(parents=True, exist_ok=True)  # the server runs there, whichever store holds the days
     settings = Settings(data_dir=data_dir, offline=True)
     store = open_store(settings)
     try:

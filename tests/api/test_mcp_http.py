@@ -6,6 +6,7 @@ before the MCP server sees the request.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,7 +66,9 @@ async def test_every_tool_over_http_on_a_real_recorded_day(tmp_path: Path):
     need_upstream()
     data = tmp_path / "real"
     settings = seed_real_days(data)
-    instance = start_instance(data, api_keys=KEY, env={"TRENDLENS_SOURCES": "feed"})
+    # under --database=postgresql the days went into the test's database: the instance reads that one
+    instance = start_instance(data, api_keys=KEY, env={"TRENDLENS_SOURCES": "feed"},
+                              database_url=os.environ.get("TRENDLENS_DATABASE_URL"))
     try:
         async with over_http(instance.url, KEY) as session:
             await check_real_day(session, current_lists(settings))
