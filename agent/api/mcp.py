@@ -53,7 +53,10 @@ class McpEndpoint:
     """The MCP server, its route for the API app, and the session manager the app's lifespan runs."""
 
     def __init__(self, get_runtime: Callable[[], Runtime]) -> None:
-        self.server = build_server(get_runtime)
+        async def runtime() -> Runtime:  # the app's lifespan has started it before any request
+            return get_runtime()
+
+        self.server = build_server(runtime)
         inner = self.server.streamable_http_app(
             streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))

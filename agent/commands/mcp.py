@@ -1,9 +1,10 @@
 """`trendlens mcp`: the MCP tools over stdio, for desktop agents (Claude Desktop, Cursor, …).
 
 The agent starts this command and speaks JSON-RPC on its stdin/stdout, so nothing else may
-ever write to stdout: logs go to stderr. On a fresh data directory the first fetch finishes
-before the first question is read (answers need lists); otherwise the server answers at once
-from the store and refreshes in the background, on the same per-source schedule as `serve`.
+ever write to stdout: logs go to stderr. The server answers `initialize` at once and loads the
+model and the lists meanwhile; the first tool call waits for them. On a fresh data directory
+that includes the first fetch (answers need lists); otherwise the lists are the store's and a
+refresh runs in the background, then each source on the same schedule as `serve`.
 """
 
 from __future__ import annotations
@@ -35,30 +36,42 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def serve_stdio(settings: Settings, *, fetch: bool = True) -> None:
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
     from ..mcp import build_server
     from ..runtime import Runtime
     from ..scheduling import build_scheduler, schedule_index_follow
 
     runtime = Runtime.build(settings)
-    await runtime.start()
-    scheduler = build_scheduler(runtime.collector, first_run_now=False, fetch=runtime.fetch_job) if fetch else None
-    if scheduler is None:
-        from apscheduler.schedulers.asyncio import AsyncIOScheduler
-
-        scheduler = AsyncIOScheduler(timezone="UTC")
+    scheduler = (build_scheduler(runtime.collector, first_run_now=False, fetch=runtime.fetch_job) if fetch
+                 else AsyncIOScheduler(timezone="UTC"))
     schedule_index_follow(scheduler, runtime.index.follow, settings.index_poll_s or 5.0)
-    background: asyncio.Task[object] | None = None
-    try:
+    refresh: asyncio.Task[object] | None = None
+
+    async def warm_up() -> None:
+        # the agent waits for `initialize` with a timeout: answer it at once, load and fetch meanwhile
+        nonlocal refresh
+        await runtime.start()
         if fetch and not runtime.stored:
-            log.info("no topics stored yet: fetching once before answering")
+            log.info("no topics stored yet: the first tool call waits for the first fetch")
             await runtime.fetch_job.run()
         elif fetch:
-            background = asyncio.create_task(runtime.fetch_job.run())
+            refresh = asyncio.create_task(runtime.fetch_job.run())
         scheduler.start()
-        log.info("MCP over stdio: %d topics", len(runtime.stored))
-        await build_server(lambda: runtime).run_stdio_async()
+        log.info("MCP over stdio: answering from %d topics", len(runtime.stored))
+
+    warming = asyncio.create_task(warm_up())
+
+    async def ready() -> Runtime:
+        await asyncio.shield(warming)  # a cancelled tool call must not cancel the warm-up
+        return runtime
+
+    try:
+        await build_server(ready).run_stdio_async()
     finally:
-        if background is not None and not background.done():
-            background.cancel()
-        scheduler.shutdown(wait=False)
+        for task in (warming, refresh):
+            if task is not None and not task.done():
+                task.cancel()
+        if scheduler.running:
+            scheduler.shutdown(wait=False)
         await runtime.aclose()

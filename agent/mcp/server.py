@@ -9,7 +9,7 @@ wording, links readable). Tool descriptions are written for the model that picks
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -99,8 +99,9 @@ def _digest_text(d: Digest, limit: int = 10) -> str:
     return "\n".join(lines)
 
 
-def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
-    """The MCP server over whichever runtime `get_runtime` returns when a tool is called."""
+def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
+    """The MCP server over the runtime `get_runtime` gives when a tool is called (it may wait for the
+    runtime to have its first lists: the stdio server answers `initialize` before it has any)."""
     server: MCPServer = MCPServer("trendlens", title="TrendLens 热梗透视镜", instructions=INSTRUCTIONS,
                                   version="0.1.0")
 
@@ -111,7 +112,7 @@ def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
         fair heat (each item scores by its place on its own list, so Weibo's millions and V2EX's replies
         compare; a story on several lists scores on each). With one platform: that platform's own list in its
         own rank order. Each item has an `id` to pass to `story`."""
-        runtime = get_runtime()
+        runtime = await get_runtime()
         source = _platform(platform)
         if source is None:
             facts = await hottest_stories(runtime, limit=limit)
@@ -135,7 +136,7 @@ def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
         its link. Give either `id` (exact, from `trending`, `new_or_rising` or `digest`) or `words`."""
         if bool(words and words.strip()) == bool(id and id.strip()):
             raise ToolError("give exactly one of `words` (words of a title) or `id` (from another tool's result)")
-        runtime = get_runtime()
+        runtime = await get_runtime()
         fact = await story_by_id(runtime, id.strip()) if id else await story_about(runtime, (words or "").strip())
         if fact is None:
             text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
@@ -157,7 +158,7 @@ def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
         it matches, the caption lines fitted to the display, the score and why (score parts, shared words) —
         or silence, with the nearest story and why it was not enough. Runs the live caption loop's own
         ranking and gate on a fresh session; nothing is shown on any display and the line is not kept."""
-        runtime = get_runtime()
+        runtime = await get_runtime()
         try:
             seen = await glance(runtime, line, profile=profile, frequency=frequency)
         except InputError as exc:
@@ -188,7 +189,7 @@ def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
                             lang: Lang = "en") -> Annotated[CallToolResult, TrendingOut]:
         """Stories that first appeared, or whose heat rose, within the last `hours` (default 6), hottest first
         on fair heat; on one platform or all. Use it for "what's new" or "what's taking off"."""
-        runtime = get_runtime()
+        runtime = await get_runtime()
         source = _platform(platform)
         facts = await fresh_stories(runtime, hours=hours, limit=limit, sources=(source,) if source else None)
         text = render_fresh(facts, lang, "chat", hours=hours, source=source)
@@ -214,21 +215,21 @@ def build_server(get_runtime: Callable[[], Runtime]) -> MCPServer:
             except ValueError:
                 raise ToolError(f"since: {since!r} is not an ISO 8601 time (e.g. 2025-04-16T08:00:00Z)") from None
             start = start if start.tzinfo else start.replace(tzinfo=UTC)
-        d = await digest_window(get_runtime(), since=start, since_hours=hours, lang=topic_lang, limit=limit)
+        d = await digest_window(await get_runtime(), since=start, since_hours=hours, lang=topic_lang, limit=limit)
         return _result(_digest_text(d), DigestOut.model_validate(d.public()))
 
     @server.resource("trendlens://digest/today", name="digest-today", title="Today's digest",
                      mime_type="application/json",
                      description="The digest of the last 24 hours (JSON, as the `digest` tool returns it).")
     async def digest_today() -> str:
-        d = await digest_window(get_runtime(), since_hours=24)
+        d = await digest_window(await get_runtime(), since_hours=24)
         return json.dumps(DigestOut.model_validate(d.public()).model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource("trendlens://sources", name="sources", title="Sources and their health",
                      mime_type="application/json",
                      description="Every source with its health: last success, item count, failures, last error.")
     async def sources() -> str:
-        runtime = get_runtime()
+        runtime = await get_runtime()
         return json.dumps({"items": [s.public() for s in await source_statuses(runtime)],
                            "data": "synthetic demo snapshot" if runtime.collector.replaying else "live"},
                           ensure_ascii=False)

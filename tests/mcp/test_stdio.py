@@ -53,18 +53,20 @@ def test_logs_go_to_stderr_and_stdout_stays_the_protocol(tmp_path: Path):
              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                         "clientInfo": {"name": "t", "version": "0"}}},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "trending", "arguments": {}}}]
     with subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, cwd=params.cwd,
                           env={**os.environ, **(params.env or {})}) as proc:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         proc.stdin.write("\n".join(json.dumps(m) for m in said) + "\n")
         proc.stdin.flush()
-        messages = [json.loads(proc.stdout.readline()) for _ in range(2)]  # each stdout line is one message
+        messages = [json.loads(proc.stdout.readline()) for _ in range(3)]  # each stdout line is one message
         proc.stdin.close()  # end of input: the server stops, as when the agent quits
         rest, errors = proc.stdout.read(), proc.stderr.read()
         assert proc.wait(timeout=30) == 0
-    assert [m.get("id") for m in messages] == [1, 2], messages
+    assert [m.get("id") for m in messages] == [1, 2, 3], messages
     assert {t["name"] for t in messages[1]["result"]["tools"]} == TOOLS
+    assert messages[2]["result"]["structuredContent"]["items"]  # the first call waited for the first fetch
     assert rest == ""  # nothing else was written to stdout
     assert "synthetic demo snapshot" in errors  # the fetch log went to stderr
