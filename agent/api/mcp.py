@@ -32,39 +32,43 @@ __all__ = ["MCP_PATH", "McpEndpoint"]
 MCP_PATH = "/mcp"
 
 
-class _KeyChecked:
-    """An ASGI app that answers 401 (or 429) exactly as the API does unless the request's key is accepted."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            require_key(Request(scope, receive))
-        except ApiError as exc:
-            response = JSONResponse(error_body(exc.status_code, str(exc.detail), exc.code),
-                                    status_code=exc.status_code, headers=exc.headers)
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-
 class McpEndpoint:
-    """The MCP server, its route for the API app, and the session manager the app's lifespan runs."""
+    """The ASGI endpoint at `/mcp`: the API key check, then the MCP server's streamable-HTTP app.
+
+    The SDK's session manager runs once per instance; an app whose lifespan runs again (tests
+    start one app several times) gets a new one each time from `running`.
+    """
 
     def __init__(self, get_runtime: Callable[[], Runtime]) -> None:
         async def runtime() -> Runtime:  # the app's lifespan has started it before any request
             return get_runtime()
 
         self.server = build_server(runtime)
-        inner = self.server.streamable_http_app(
-            streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-        self.route = Route(MCP_PATH, endpoint=_KeyChecked(inner), methods=["GET", "POST", "DELETE"],
-                           include_in_schema=False)
+        self._app: ASGIApp | None = None
+        self.route = Route(MCP_PATH, endpoint=self, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Runs the SDK's session manager (once per app: the manager cannot be restarted)."""
-        async with self.server.session_manager.run():
-            yield
+        """Serve `/mcp` for the life of the app (a new session manager each time)."""
+        self._app = self.server.streamable_http_app(
+            streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        try:
+            async with self.server.session_manager.run():
+                yield
+        finally:
+            self._app = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            require_key(Request(scope, receive))
+        except ApiError as exc:  # answered as the API answers it: same envelope, same headers
+            response = JSONResponse(error_body(exc.status_code, str(exc.detail), exc.code),
+                                    status_code=exc.status_code, headers=exc.headers)
+            await response(scope, receive, send)
+            return
+        if self._app is None:
+            await JSONResponse(error_body(503, "the MCP endpoint is not running"), status_code=503)(
+                scope, receive, send)
+            return
+        await self._app(scope, receive, send)
