@@ -45,14 +45,14 @@ KEEPALIVE_S = 0.5
 
 
 class LingzhuHealth(BaseModel):
-    """What the bridges' health route says, plus whether there is anything to answer from."""
+    """What the bridges' health route says (in their camelCase), plus how many topics answers draw on."""
 
     ok: bool = Field(description="the agent answers questions (false until the service has started)")
     endpoint: str = Field(default=SSE_PATH, description="where the platform sends questions")
-    agentId: str = Field(default="trendlens")  # noqa: N815 - the bridges' spelling
-    followUpEnabled: bool = True  # noqa: N815
-    followUpMaxCount: int = MAX_FOLLOW_UPS  # noqa: N815
-    supportedCommands: list[str] = Field(default_factory=list,  # noqa: N815
+    agentId: str = Field(default="trendlens")
+    followUpEnabled: bool = True
+    followUpMaxCount: int = MAX_FOLLOW_UPS
+    supportedCommands: list[str] = Field(default_factory=list,
                                          description="device tool calls this agent sends: none")
     topics: int = Field(description="topics the answers are drawn from now")
 
