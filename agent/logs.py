@@ -37,6 +37,8 @@ def configure_logging(verbose: bool = False) -> None:
     )
     # one line per request is noise at INFO; our own fetch log already says what happened
     logging.getLogger("httpx").setLevel(logging.DEBUG if verbose else logging.WARNING)
+    # the MCP SDK logs every request it handles ("Processing request of type …", "Terminating session")
+    logging.getLogger("mcp").setLevel(logging.DEBUG if verbose else logging.WARNING)
     chatter = SchedulerChatter()
     for name in ("apscheduler.scheduler", "apscheduler.executors.default"):
         target = logging.getLogger(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.commands.rank import load_topics  # noqa: E402
+from agent.models import Topic  # noqa: E402
 from agent.ranking import Embedder, EmbeddingCache, RankerEntry  # noqa: E402
 
 DEVSETS = ROOT.parent / "shared" / "devsets"
@@ -58,3 +60,80 @@ def vectors(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str], 
             cache.put_many(name, [texts[i] for i in chunk], vecs)
         print(f"  encoded {s + len(chunk)}/{len(missing)} ({role})", file=sys.stderr, flush=True)
     return mat
+
+
+# -- labelled real days (../shared/days/<day>/ and devsets/stories-<day>.json) -------------------
+
+DAYS = ROOT.parent / "shared" / "days"
+DEV_DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
+#: Platforms whose items carry a real retelling of the title (Baidu `desc`, Zhihu excerpt).
+RETOLD = ("baidu", "zhihu")
+WINDOW = 50  # characters of a retelling said as one line, as relevance.json's windows
+MIN_RETELLING = 20  # shorter descriptions say no more than the title
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One line retelling a real item of the day: right when the caption is that item or its story."""
+
+    text: str
+    topic_id: str
+    source: str
+    right: frozenset[str]  # topic ids whose caption counts as right (the item and its labelled story)
+
+
+@dataclass(frozen=True)
+class Day:
+    name: str
+    topics: list[Topic]  # the day's full lists, as our parsers read them
+    mentions: list[Mention]
+    source_of: dict[str, str]  # topic id -> platform
+
+
+def window(text: str) -> str:
+    """A 50-character window from the middle of a retelling (relevance.json's rule: text[15:65]),
+    or its last 50 characters when it is shorter than 65."""
+    text = " ".join(text.split())
+    start = max(0, min(15, len(text) - WINDOW))
+    return text[start : start + WINDOW]
+
+
+def day_topics(day: str, settings: Any = None) -> list[Topic]:
+    """Every list of `day`, each parsed by its source's own parser (as `trendlens parse` does)."""
+    from agent.settings import Settings
+    from agent.sources import source_class
+
+    settings = settings or Settings()
+    topics: list[Topic] = []
+    for folder in sorted((DAYS / day).iterdir()):
+        for path in sorted(folder.glob("*.json")):
+            topics.extend(source_class(folder.name)(settings).parse_body(path.read_bytes(), url=None))
+    return topics
+
+
+def titles_only(topics: list[Topic]) -> list[Topic]:
+    """The same topics without their descriptions: an index in which no retold mention is written."""
+    return [t.model_copy(update={"summary": None}) for t in topics]
+
+
+def load_day(day: str, settings: Any = None, devsets: Path = DEVSETS) -> Day:
+    """The day's parsed lists and the mentions retold from its Baidu descriptions and Zhihu excerpts.
+
+    A mention is right when the caption is its item or an item of the same labelled story
+    (`stories-<day>.json`), so Douyin and Weibo items are measured through the stories they share.
+    """
+    topics = day_topics(day, settings)
+    by_title = {(t.source, t.title): t.id for t in topics}
+    labels = json.loads((devsets / f"stories-{day}.json").read_text(encoding="utf-8"))
+    label_to_topic = {item["id"]: by_title.get((item["source"], " ".join(item["title"].split())))
+                      for item in labels["items"]}
+    story_of: dict[str, frozenset[str]] = {}
+    for story in labels["stories"]:
+        members = frozenset(t for m in story["members"] if (t := label_to_topic.get(m)) is not None)
+        for t in members:
+            story_of[t] = members
+    mentions = []
+    for t in topics:
+        if t.source in RETOLD and t.summary and len(" ".join(t.summary.split())) >= MIN_RETELLING:
+            mentions.append(Mention(window(t.summary), t.id, t.source, story_of.get(t.id, frozenset()) | {t.id}))
+    return Day(day, topics, mentions, {t.id: t.source for t in topics})

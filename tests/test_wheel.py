@@ -94,3 +94,23 @@ def test_installed_wheel_serves_offline_from_an_empty_folder_and_captions(instal
         proc.wait(timeout=20)
     text = log.read_text(errors="replace")
     assert "synthetic demo snapshot" in text and "Traceback" not in text
+
+
+@pytest.mark.slow
+async def test_installed_wheel_answers_mcp_on_stdio_from_an_empty_folder(installed: Path, tmp_path: Path) -> None:
+    """What a desktop agent's config starts: `trendlens mcp` from the installed package, in a folder of its own."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = _env(installed, tmp_path / "data") | {"TRENDLENS_EMBEDDER": "lexical"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "agent", "mcp", "--offline"], cwd=str(empty),
+                                   env=env)
+    with (tmp_path / "mcp.log").open("w") as log:
+        async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("trending", {"limit": 3})
+    assert not result.is_error and len(result.structured_content["items"]) == 3
+    assert "synthetic" in (tmp_path / "mcp.log").read_text()
+    assert list(empty.iterdir()) == []  # nothing written where it was started

@@ -18,8 +18,9 @@ from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
+from .mcp import McpEndpoint
 from .redis_limiter import RedisRateLimiter
-from .routes import chat, digest, health, hud, sessions, topics, workflows
+from .routes import chat, digest, health, hud, lingzhu, sessions, topics, workflows
 from .security import KeyRing, RateLimiter
 
 __all__ = ["create_app"]
@@ -66,7 +67,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             # the API answers while sources load
             first_fetch = asyncio.create_task(rt.fetch_job.run())
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             if first_fetch is not None and not first_fetch.done():
                 first_fetch.cancel()
@@ -77,6 +79,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             if start_runtime:
                 await rt.aclose()
 
+    mcp = McpEndpoint(lambda: app.state.runtime)  # /mcp: the MCP tools, behind the same API key
     app = FastAPI(title="TrendLens 热梗透视镜", version="0.1.0", lifespan=lifespan,
                   description="Trending topics matched to the live conversation, captioned for smart glasses.",
                   docs_url=None, redoc_url=None)  # served offline by install_docs
@@ -86,6 +89,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
-    for module in (topics, sessions, workflows, chat, digest, hud, health):
+    for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health):
         app.include_router(module.router)
+    app.router.routes.append(mcp.route)
     return app

@@ -9,26 +9,45 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, assert_never
 
-from ..models import Topic, utcnow
+from ..models import Topic
+
+# the submodules, not the package: `queries` reads `chat.facts`, so its __init__ may still be running
+from ..queries.lists import fresh_stories, hottest_stories, platform_list, region_sources
+from ..queries.story import story_about, story_at
 from .answers import (
     Style,
     render_fresh,
     render_hottest,
+    render_no_lists,
+    render_no_place,
     render_nothing,
     render_platform,
     render_search,
+    render_small_talk,
     render_unresolved,
 )
 from .context import Turn, resolve_follow_up
 from .facts import Fact, gather
 from .hottest import hottest
-from .intents import FollowUp, Fresh, Hottest, Intent, PlatformList, Search, Story, detect_intent, question_lang
-from .search import find_story, relevant, title_matches
+from .intents import (
+    FollowUp,
+    Fresh,
+    Hottest,
+    Intent,
+    PlatformList,
+    Search,
+    SmallTalk,
+    Story,
+    StoryAt,
+    detect_intent,
+    question_lang,
+)
+from .search import relevant, title_matches
 from .story import StoryAnswer, story_answer
+from .suggest import suggest_follow_ups
 from .wording import llm_wording
 
 if TYPE_CHECKING:
@@ -44,6 +63,7 @@ class Answer:
     topics: list[Topic]
     lang: Literal["zh", "en"]
     intent: str
+    follow_ups: list[str] = field(default_factory=list)  # up to three questions the chat can answer next
 
 
 async def answer_question(runtime: Runtime, question: str, *, style: Style = "chat", limit: int = 3,
@@ -54,35 +74,41 @@ async def answer_question(runtime: Runtime, question: str, *, style: Style = "ch
     intent = detect_intent(question, has_history=bool(history))
     text, facts = await _compose(runtime, intent, question, lang, style, count, history)
     if facts and runtime.settings.llm_base_url:
-        worded = await llm_wording(runtime, question, text, style, lang)
+        worded = await llm_wording(runtime, question, text, style, lang, titles=[f.title for f in facts])
         if worded:
             text = worded
-    return Answer(text=text, topics=[f.topic for f in facts], lang=lang, intent=type(intent).__name__)
+    follow_ups = suggest_follow_ups(intent, facts, lang, runtime.stored.values())
+    return Answer(text=text, topics=[f.topic for f in facts], lang=lang, intent=type(intent).__name__,
+                  follow_ups=follow_ups)
 
 
 async def _compose(runtime: Runtime, intent: Intent, question: str, lang: str, style: Style, count: int,
                    history: Sequence[Turn]) -> tuple[str, list[Fact]]:
-    current = [s.topic for s in runtime.stored.values()]
+    if isinstance(intent, SmallTalk):
+        return render_small_talk(intent.kind, lang, style), []
     if isinstance(intent, PlatformList):
-        own = sorted((t for t in current if t.source == intent.source),
-                     key=lambda t: (t.rank if t.rank is not None else 10**6, -(t.heat or 0)))
-        shown = own[:1] if intent.top_only else own[:count if style == "glasses" else max(count, 5)]
-        facts = [await gather(runtime, t, only_source=intent.source) for t in shown]
+        n = 1 if intent.top_only else count if style == "glasses" else max(count, 5)
+        facts = await platform_list(runtime, intent.source, limit=n)
         return render_platform(intent.source, facts, lang, style, top_only=intent.top_only), facts
     if isinstance(intent, Hottest):
-        stories = hottest(current, runtime.clusters, limit=count)
-        facts = [await gather(runtime, s.lead, members=s.members) for s in stories]
+        sources = region_sources(intent.region) if intent.region else None
+        facts = await hottest_stories(runtime, limit=count, sources=sources)
+        if not facts and intent.region:
+            return render_no_lists(intent.region, lang), []
         return render_hottest(facts, lang, style), facts
     if isinstance(intent, Fresh):
-        fresh = _fresh_ids(runtime, intent.hours)
-        sources = (intent.source,) if intent.source else None
-        stories = [s for s in hottest(current, runtime.clusters, limit=len(current) or 1, sources=sources)
-                   if any(m.id in fresh for m in s.members)][:count]
-        facts = [await gather(runtime, s.lead, members=s.members) for s in stories]
+        sources = (intent.source,) if intent.source else region_sources(intent.region) if intent.region else None
+        facts = await fresh_stories(runtime, hours=intent.hours, limit=count, sources=sources)
         return render_fresh(facts, lang, style, hours=intent.hours, source=intent.source), facts
+    if isinstance(intent, StoryAt):
+        fact = await story_at(runtime, intent.source, intent.rank)
+        if fact is None:
+            return render_no_place(intent.source, intent.rank, lang), []
+        return await _tell(runtime, fact.topic, lang, style, asked=True)
     if isinstance(intent, Story):
         return await _story(runtime, intent.subject, lang, style)
     if isinstance(intent, FollowUp):
+        current = [s.topic for s in runtime.stored.values()]
         topic = resolve_follow_up(history, current, position=intent.position, words=intent.words)
         if topic is not None:
             return await _tell(runtime, topic, lang, style, asked=True)
@@ -97,20 +123,20 @@ async def _compose(runtime: Runtime, intent: Intent, question: str, lang: str, s
 
 
 async def _story(runtime: Runtime, subject: str, lang: str, style: Style) -> tuple[str, list[Fact]]:
-    topic = await find_story(runtime, subject)
-    if topic is None:
+    fact = await story_about(runtime, subject)
+    if fact is None:
         return render_nothing(lang, subject[:80]), []
-    return await _tell(runtime, topic, lang, style)
+    return await _tell(runtime, fact.topic, lang, style)
 
 
 async def _tell(runtime: Runtime, topic: Topic, lang: str, style: Style,
                 asked: bool = False) -> tuple[str, list[Fact]]:
-    """A story question answered with the whole story: every platform with its rank, the trend."""
+    """A story question answered with the whole story (`story.story_answer`): every platform with
+    its rank, the trend, and why its items are one story."""
     story = runtime.clusters.get(topic.id)
     history = [p.heat for p in await asyncio.to_thread(runtime.store.history, topic.id) if p.heat is not None]
     answer = story_answer(topic, story, stored=runtime.stored, history=history, asked=asked)
-    fact = await gather(runtime, topic)
-    return answer.text(lang, style), [fact]
+    return answer.text(lang, style), [await gather(runtime, topic)]
 
 
 async def _search(runtime: Runtime, intent: Search, lang: str, count: int) -> list[Topic]:
@@ -127,18 +153,9 @@ async def _search(runtime: Runtime, intent: Search, lang: str, count: int) -> li
         if intent.sources:
             pool = [s.topic for s in runtime.stored.values() if s.topic.source in intent.sources]
         else:
-            pool = [s.topic for s in runtime.stored.values() if (s.topic.lang == "zh") == (lang == "zh")]
+            every = [s.topic for s in runtime.stored.values()]
+            # the asker's language first; lists in the other language rather than nothing at all
+            pool = [t for t in every if (t.lang == "zh") == (lang == "zh")] or every
         have = {p.id for p in picked}
         picked += [s.lead for s in hottest(pool, runtime.clusters, limit=count * 2) if s.lead.id not in have]
     return picked[:count]
-
-
-def _fresh_ids(runtime: Runtime, hours: float, *, now: datetime | None = None) -> set[str]:
-    """Topics first seen, or seen rising, within the last `hours`."""
-    cut = (now or utcnow()) - timedelta(hours=hours)
-    out = set()
-    for s in runtime.stored.values():
-        if datetime.fromisoformat(s.first_seen) >= cut or (
-                (s.velocity or 0) > 0 and datetime.fromisoformat(s.last_seen) >= cut):
-            out.add(s.topic.id)
-    return out

@@ -1,6 +1,6 @@
 """Answers worded from facts, per intent, in the asker's language and in two styles.
 
-`chat`: a numbered list with platform ranks, heat and safe links.
+`chat`: a numbered list with platform ranks, heat and safe links (shown by `links.readable_link`).
 `glasses` (Lingzhu, `style=glasses`): read aloud and shown on a small card, so no
 links, at most two items, short sentences, and platforms named in words.
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .facts import Fact, Placement, heat_words, short_title
+from ..links import readable_link
+from .facts import Fact, Placement, ago, heat_words, short_title
 from .platforms import platform_name
 
-__all__ = ["Style", "render_fresh", "render_hottest", "render_nothing", "render_platform", "render_search",
-           "render_unresolved"]
+__all__ = ["Style", "render_fresh", "render_hottest", "render_no_lists", "render_no_place", "render_nothing",
+           "render_platform", "render_search", "render_small_talk", "render_story", "render_unresolved"]
 
 Style = Literal["chat", "glasses"]
 
@@ -47,7 +48,7 @@ def _line(n: int, fact: Fact, lang: str, *, show_where: bool = True, show_trend:
     if show_trend:
         bits.append(_TREND_ZH[fact.trend] if lang == "zh" else _TREND_EN[fact.trend])
     detail = ("，" if lang == "zh" else ", ").join(b for b in bits if b)
-    link = f" {fact.link}" if fact.link else ""
+    link = f" {shown}" if (shown := readable_link(fact.link)) else ""
     return f"{n}. {fact.title}" + (f" — {detail}" if detail else "") + link
 
 
@@ -65,6 +66,46 @@ def render_nothing(lang: str, about: str | None = None) -> str:
         return f"暂时没有找到「{about}」相关的热门话题。" if about else "暂时没有找到相关的热门话题。"
     return f"I found nothing trending about {about} right now." if about else \
         "I found nothing trending about that right now."
+
+
+def render_no_lists(region: str, lang: str) -> str:
+    """No current list from the region asked about ("国外最火的是什么" with only Chinese lists held)."""
+    if region == "zh":
+        return "现在没有国内平台的榜单。" if lang == "zh" else "I have no current lists from Chinese platforms."
+    return "现在没有国外平台的榜单。" if lang == "zh" else "I have no current lists from platforms outside China."
+
+
+def render_no_place(source: str, rank: int, lang: str) -> str:
+    """A place past the end of a list ("知乎第80是怎么回事")."""
+    name = platform_name(source, lang)
+    if lang == "zh":
+        return f"{name}现在的榜单上没有第{rank}名。"
+    return f"{name}'s current list has no number {rank}."
+
+
+# What the agent answers, said when asked (and offered as follow-ups on the glasses).
+_WHO = {"zh": "你好！我是热梗透视镜，知道微博、知乎、抖音、百度、Hacker News 等平台现在什么最火。",
+        "en": "Hi! I'm TrendLens: I know what's trending right now on Weibo, Zhihu, Douyin, Baidu, Hacker News "
+              "and more."}
+_HELP = {"zh": ("我能告诉你：1. 现在各平台最火的是什么；2. 某个平台的热榜，比如“微博热搜第一是什么”；"
+                "3. 某件事为什么上热搜、在哪些平台、热度怎么走；4. 最近几小时新上榜或在涨的话题。"),
+         "en": ("I can tell you: 1. what's hottest across platforms right now; 2. one platform's list, like "
+                "\"what's number one on Weibo?\"; 3. why something is trending, where it is listed and how its heat "
+                "moves; 4. what's new or rising in the last few hours.")}
+_HELP_GLASSES = {"zh": "我能说全网最火的、某个平台的热榜、某件事为什么上热搜，还有最近新上榜的。",
+                 "en": "I can tell you what's hottest, a platform's top list, why something is trending, "
+                       "and what's new."}
+_THANKS = {"zh": "不客气！想知道什么热点，随时问我。", "en": "You're welcome! Ask me anytime about what's trending."}
+
+
+def render_small_talk(kind: str, lang: str, style: Style) -> str:
+    """A greeting gets one line of who this is, help the things it answers, thanks a short reply."""
+    key = "zh" if lang == "zh" else "en"
+    if kind == "help":
+        return (_HELP_GLASSES if style == "glasses" else _HELP)[key]
+    if kind == "thanks":
+        return _THANKS[key]
+    return _WHO[key]
 
 
 def render_unresolved(lang: str) -> str:
@@ -120,7 +161,7 @@ def render_platform(source: str, facts: Sequence[Fact], lang: str, style: Style,
     if top_only:
         f = facts[0]
         heat = heat_words(f.heat, lang)
-        link = f"\n{f.link}" if f.link else ""
+        link = f"\n{url}" if (url := readable_link(f.link)) else ""
         if lang == "zh":
             return f"{name}第一：{_quote(f.title, lang)}" + (f"，热度{heat}" if heat else "") + "。" + link
         return f"Number 1 on {name}: {f.title}" + (f" (heat {heat})" if heat else "") + "." + link
@@ -149,3 +190,29 @@ def render_fresh(facts: Sequence[Fact], lang: str, style: Style, *, hours: float
     else:
         head = f"New or rising{' on ' + where if where else ''} in the last {h} hours:"
     return "\n".join([head, *(_line(n, f, lang, show_trend=True) for n, f in enumerate(facts, 1))])
+
+
+def render_story(fact: Fact, lang: str, style: Style) -> str:
+    """One story: where it is listed, its heat and trend, when it first appeared."""
+    where = _where(fact.placements, lang, style, limit=4)
+    heat = heat_words(fact.heat, lang)
+    moves = ""
+    if len(fact.history) >= 2 and fact.history[0] != fact.history[-1]:
+        moves = f"{heat_words(fact.history[0], lang)} → {heat_words(fact.history[-1], lang)}"
+    since = ago(fact.first_seen, lang)
+    if style == "glasses":
+        if lang == "zh":
+            out = f"{_say(fact, lang)}在{where}。热度{_TREND_ZH[fact.trend]}。"
+            return out + (f"{since}上榜。" if since else "")
+        out = f"{_say(fact, lang)} is {where}. Heat is {_TREND_EN[fact.trend]}."
+        return out + (f" First seen {since}." if since else "")
+    link = f"\n{shown}" if (shown := readable_link(fact.link)) else ""
+    if lang == "zh":
+        trend = _TREND_ZH[fact.trend] + (f"（{moves}）" if moves else "")
+        parts = [f"在{where}" if where else "", f"热度{heat}，{trend}" if heat else f"热度{trend}",
+                 f"{since}首次上榜" if since else ""]
+        return f"{_quote(fact.title, lang)}：" + "；".join(p for p in parts if p) + "。" + link
+    trend = _TREND_EN[fact.trend] + (f" ({moves})" if moves else "")
+    parts = [f"on {where}" if where else "", f"heat {heat}, {trend}" if heat else f"heat {trend}",
+             f"first seen {since}" if since else ""]
+    return f"{fact.title}: " + "; ".join(p for p in parts if p) + "." + link

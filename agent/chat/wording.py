@@ -2,16 +2,20 @@
 
 It gets the template's answer as its only facts and the rules of the style. Any
 failure or timeout keeps the template. On the glasses its output still loses links.
+Titles stay as the platform wrote them; a title in another language than the asker's
+gets a short gloss in the asker's language beside it (an LLM is the only translator here).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import httpx
 
+from ..models import detect_lang
 from .answers import Style
 
 if TYPE_CHECKING:
@@ -24,7 +28,17 @@ log = logging.getLogger("trendlens.chat")
 _LINK = re.compile(r"\s*\(?https?://\S+\)?")
 
 
-async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Style, lang: str) -> str | None:
+def _gloss_rule(titles: Sequence[str], lang: str) -> str:
+    """Asks for a gloss when a title is in another language than the asker's, and only then."""
+    asker = "Chinese" if lang == "zh" else "English"
+    if not any((detect_lang(t) == "zh") != (lang == "zh") for t in titles if detect_lang(t) != "other"):
+        return ""
+    return (f" After each title that is not in {asker}, add a short {asker} gloss of it in parentheses; "
+            "the gloss translates the title and adds nothing to it.")
+
+
+async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Style, lang: str, *,
+                      titles: Sequence[str] = ()) -> str | None:
     """The LLM's wording of `grounded`, or None (not configured, failed, slow, empty)."""
     s = runtime.settings
     client = runtime.llm_client
@@ -35,7 +49,8 @@ async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Sty
             else "Answer briefly; keep every platform, rank, heat figure and link you use exactly as given.")
     messages = [
         {"role": "system", "content": "You answer questions about trending topics using ONLY these facts:\n"
-                                      f"{grounded}\n{rule} Keep every title exactly as written. "
+                                      f"{grounded}\n{rule} Keep every title exactly as written."
+                                      f"{_gloss_rule(titles, lang)} "
                                       f"Reply in {'Chinese' if lang == 'zh' else 'English'}."},
         {"role": "user", "content": question},
     ]

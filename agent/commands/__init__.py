@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import demo, doctor, fetching, keys, parse, rank, serve, workflows
+from . import demo, doctor, fetching, keys, mcp, parse, rank, serve, workflows
 
-COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, workflows, serve, keys, demo, doctor)
+COMMANDS: tuple[ModuleType, ...] = (fetching, parse, rank, workflows, serve, mcp, keys, demo, doctor)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..collect import Collector
+from ..queries.sources import statuses_of
 from ..settings import Settings, get_settings
 from ..sources import REGISTRY, build_sources, source_class
 from ..store import open_store, store_location
@@ -79,17 +80,7 @@ def run_fetch(args: argparse.Namespace) -> int:
 def run_sources(args: argparse.Namespace) -> int:
     settings = get_settings()
     store = open_store(settings)
-    health = {h.source: h for h in store.health()}
-    rows: list[dict] = []
-    for source in build_sources(settings, list(REGISTRY)):
-        h = health.get(source.name)
-        rows.append({
-            "name": source.name, "title": source.title, "lang": source.lang, "interval_s": source.interval,
-            "enabled": source.disabled_reason() is None, "disabled_reason": source.disabled_reason(),
-            "status": h.status if h else "never fetched", "last_success": h.last_success if h else None,
-            "last_count": h.last_count if h else 0, "last_error": h.last_error if h else None,
-            "consecutive_failures": h.consecutive_failures if h else 0,
-        })
+    rows = [s.public() for s in statuses_of(build_sources(settings, list(REGISTRY)), store.health())]
     store.close()
     if args.json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=1)

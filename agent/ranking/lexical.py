@@ -6,6 +6,15 @@ overlapping bigrams (a lone character yields itself), so 春晚机器人 matches
 stop list and plural stripping for English). Scoring touches only the postings
 of the query's terms, each holding precomputed BM25 weights, so a query over
 100k titles costs a few hundred microseconds of numpy.
+
+A short Chinese title is not matched by one shared term. Hot-list phrases of two to nine
+characters ("真姐夫", "当家里有了女主人", "初一饺子馅大赛") hold one to eight bigrams, and
+BM25's length normalisation makes a single shared bigram of such a title score like a full
+match of a long one: "反正有姐夫养着你" is not about "真姐夫", nor "饺子马上就出锅" about a
+dumpling-filling contest. A Chinese document of at most `SHORT_DOC` terms needs
+`SHORT_MIN_SHARED` of them (or all, if it has fewer) before it scores at all. Six characters
+(five terms) was measured too: the same left-out-day figures, but the demo dinner's first
+line then captioned the dumpling contest (docs/relevance.md).
 """
 
 from __future__ import annotations
@@ -56,13 +65,17 @@ def _stem(w: str) -> str:
     return w
 
 
+def _latin(term: str) -> bool:
+    return "a" <= term[0] <= "z" or term[0].isdigit()
+
+
 def tokenize(text: str) -> list[str]:
     """Index/query terms of `text`: CJK bigrams (or a lone character) and English words."""
     norm = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
     for m in _RUN.finditer(norm):
         run = m.group(0)
-        if "a" <= run[0] <= "z" or run[0].isdigit():
+        if _latin(run):
             if run in _EN_STOP:
                 continue
             out.append(_stem(run))
@@ -85,6 +98,11 @@ def query_terms(parts: Iterable[tuple[str, float]]) -> dict[str, float]:
     return acc
 
 
+#: Chinese documents of at most this many terms (a run of nine Han characters is eight bigrams) are short.
+SHORT_DOC = 8
+#: Distinct terms a query must share with a short document before it scores.
+SHORT_MIN_SHARED = 2
+
 Postings = dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (slots int32, term frequencies float32)
 
 
@@ -104,6 +122,8 @@ class BM25Index:
         self.k1, self.b = k1, b
         self._post: Postings = {}
         self._slot_len = np.zeros(0, dtype=np.float32)
+        self._slot_distinct = np.zeros(0, dtype=np.int32)  # distinct terms per slot
+        self._need = np.zeros(0, dtype=np.int32)  # per row: shared terms a short document asks for (0: any)
         self._slot_counts: tuple[tuple[tuple[str, int], ...], ...] = ()  # per slot, for compaction
         self._row_slot = np.zeros(0, dtype=np.int32)
         self._slot_row = np.zeros(0, dtype=np.int32)
@@ -168,6 +188,10 @@ class BM25Index:
                 np.concatenate([old[0], new_slots]), np.concatenate([old[1], new_tfs]))
         out._post = post
         out._slot_len = np.concatenate([self._slot_len, np.asarray(lengths, dtype=np.float32)])
+        # distinct terms of each new Chinese document (-1 for any other: the short-title rule is about Han phrases;
+        # a five-word English headline is not "short")
+        out._slot_distinct = np.concatenate([self._slot_distinct, np.asarray(
+            [len(doc) if doc and all(not _latin(t) for t, _ in doc) else -1 for doc in counts], dtype=np.int32)])
         out._slot_counts = self._slot_counts + tuple(counts)
         out._set_rows(row_slot)
         if out.dead > max(out.n, 1024):
@@ -179,6 +203,9 @@ class BM25Index:
         self._slot_row = np.full(len(self._slot_len), -1, dtype=np.int32)
         self._slot_row[row_slot] = np.arange(len(row_slot), dtype=np.int32)
         self.n = len(row_slot)
+        short = self._slot_len[row_slot] <= SHORT_DOC
+        distinct = self._slot_distinct[row_slot]
+        self._need = np.where(short & (distinct > 0), np.minimum(SHORT_MIN_SHARED, distinct), 0).astype(np.int32)
         mean = float(self._slot_len[row_slot].mean()) if self.n else 0.0
         self._avgdl = mean if mean > 0 else 1.0
 
@@ -197,6 +224,7 @@ class BM25Index:
                     entry[1].append(tf)
         out._post = {t: (np.asarray(s, dtype=np.int32), np.asarray(f, dtype=np.float32)) for t, (s, f) in acc.items()}
         out._slot_len = self._slot_len[self._row_slot].copy()
+        out._slot_distinct = self._slot_distinct[self._row_slot].copy()
         out._slot_counts = counts
         out._set_rows(np.arange(self.n, dtype=np.int32))
         return out
@@ -214,6 +242,7 @@ class BM25Index:
         if isinstance(terms, str):
             terms = query_terms([(terms, 1.0)])
         out = np.zeros(self.n, dtype=np.float32)
+        shared = np.zeros(self.n, dtype=np.int32)  # distinct query terms each document holds
         k1, b = self.k1, self.b
         for term, qw in terms.items():
             post = self._post.get(term)
@@ -228,4 +257,6 @@ class BM25Index:
             idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
             norm = k1 * (1.0 - b + b * self._slot_len[post[0][live]] / self._avgdl)
             out[rows] += np.float32(qw * idf) * (tf * (k1 + 1.0) / (tf + norm))  # a slot appears once per posting
+            shared[rows] += 1
+        out[shared < self._need] = 0.0  # a short document needs enough of its terms (the module docstring says why)
         return out

@@ -76,7 +76,8 @@ class Ranker:
         """A new snapshot of `topics`, not yet published. Blocking (embeds titles new since the
         current snapshot; the rows of those it holds are reused)."""
         return build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors,
-                              previous=self.snapshot, cancel=self.cancel)
+                              previous=self.snapshot, cancel=self.cancel,
+                              background=self.profile.calibration == "topic")
 
     def index(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None) -> IndexSnapshot:
         """Build and publish: queries already running finish on the snapshot they started with."""

@@ -3,16 +3,22 @@
     dense     = z-score of cos(query, topic) against this query's cosines to the whole index
                 (shrunk toward the model's background for small indexes) / dense_z_scale
     lexical   = 1 - exp(-BM25 / lexical_tau)                      in [0, 1)
-    relevance = w_dense * dense + w_lexical * lexical
-    evidence  = g_dense * dense + (1 - g_dense) * lexical          what the relevance gate reads
+    relevance = w_dense * dense + w_lexical * lexical              what results are ordered by
+    topic z   = z-score of cos(query, topic) against that topic's own cosines to a fixed sample
+                of everyday talk in the query's language (background.py) / dense_z_scale
+    evidence  = g_dense * topic z + (1 - g_dense) * lexical       what the relevance gate reads
 
-The gate reads its own mix of the same two channels: on real small talk the dense z-score
-of the best topic is high (everyday lines sit near many titles), so the mix that separates
-mentions from small talk best is not the one that orders topics best (see docs/relevance.md).
+Ordering and the gate ask different questions. Which topic is this line about is a
+comparison among topics for one query, and the per-query z-score answers it best (recall
+on the relevance sets). Whether the line is about a trend at all must not depend on what
+else the index holds, so the gate reads each topic's cosine in that topic's own units: a
+short colloquial title near all everyday talk needs a much closer line than a long formal
+one (docs/relevance.md). Profiles with calibration "query" (models never measured against
+the sample) gate on the per-query z-score instead.
 
 Every constant lives in one `CalibrationProfile` per embedding model, with one
 `LanguageCalibration` per language. The shipped profiles come from
-`scripts/tune_relevance.py` run on the real development sets (`profiles.json`, which
+`scripts/tune_relevance.py` run on the real development data (`profiles.json`, which
 records the command that produced it); nothing here is tuned by hand.
 """
 
@@ -35,9 +41,11 @@ from .snapshot import IndexSnapshot
 __all__ = [
     "PROFILES",
     "CalibrationProfile",
+    "Calibration",
     "Channel",
     "LanguageCalibration",
     "Scores",
+    "dense_evidence",
     "expected_max_z",
     "lang_of",
     "profile_for",
@@ -45,6 +53,8 @@ __all__ = [
 ]
 
 Channel = Literal["hybrid", "dense", "lexical"]
+#: How dense evidence is normalised: per topic against everyday talk, or per query over the index.
+Calibration = Literal["topic", "query"]
 PROFILES_FILE = Path(__file__).with_name("profiles.json")
 
 
@@ -93,7 +103,9 @@ class CalibrationProfile:
     prior: float = 0.15
     novelty_penalty: float = 10.0  # larger than any relevance: a shown topic sinks below all others
     mmr_lambda: float = 0.7
+    calibration: Calibration = "query"
     made_by: str = ""  # the command that produced these numbers
+    fitted_on: str = ""  # the data they were fitted on
 
     def lang(self, lang: str) -> LanguageCalibration:
         return self.langs.get(lang) or self.langs.get("en") or LanguageCalibration()
@@ -125,7 +137,8 @@ class CalibrationProfile:
         return {"model": self.model, "langs": {k: {**v.__dict__, "background": list(v.background)}
                                                  for k, v in self.langs.items()},
                 "gate_ref_n": self.gate_ref_n, "shrink_n": self.shrink_n, "prior": self.prior,
-                "novelty_penalty": self.novelty_penalty, "mmr_lambda": self.mmr_lambda, "made_by": self.made_by}
+                "novelty_penalty": self.novelty_penalty, "mmr_lambda": self.mmr_lambda,
+                "calibration": self.calibration, "made_by": self.made_by, "fitted_on": self.fitted_on}
 
     def with_lang(self, lang: str, **changes: Any) -> CalibrationProfile:
         langs = dict(self.langs)
@@ -183,21 +196,37 @@ class Scores:
         return self.relevance if self.evidence is None else self.evidence
 
 
+def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: CalibrationProfile, lang: str, *,
+                   per: Calibration = "query") -> np.ndarray:
+    """Dense scores from cosines to every topic (the last axis is the snapshot's rows): z-scores per
+    query over the index (`per="query"`, for ordering), or per topic against everyday talk
+    (`per="topic"`, for the gate; the per-query ones when the snapshot holds no backgrounds)."""
+    cal = profile.lang(lang)
+    bg = snapshot.background.get(lang) or snapshot.background.get("en")
+    if per == "topic" and bg is not None:
+        mean, std = bg
+        return ((cos - mean) / (std * cal.dense_z_scale)).astype(np.float32)
+    n = cos.shape[-1]
+    mu0, sd0 = cal.background
+    a = n / (n + profile.shrink_n)
+    mu = a * cos.mean(axis=-1, keepdims=True) + (1 - a) * mu0
+    sd = np.sqrt(a * cos.var(axis=-1, keepdims=True) + (1 - a) * sd0 * sd0)
+    return ((cos - mu) / (np.maximum(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
+
+
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None) -> Scores:
     """Channel scores for every topic in `snapshot` (all arrays row-aligned with it)."""
     n = len(snapshot)
     lang = lang or lang_of(" ".join(t for t, _ in parts))
     cal = profile.lang(lang)
-    dense = np.zeros(n, dtype=np.float32)
+    dense = topic_z = np.zeros(n, dtype=np.float32)
     use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
     if use_dense:
         cos = snapshot.matrix @ np.asarray(qvec, dtype=np.float32)
-        mu0, sd0 = cal.background
-        a = n / (n + profile.shrink_n)
-        mu = a * float(cos.mean()) + (1 - a) * mu0
-        sd = math.sqrt(a * float(cos.var()) + (1 - a) * sd0 * sd0)
-        dense = ((cos - mu) / (max(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
+        dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
+        if profile.calibration == "topic":
+            topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
     lex = np.zeros(n, dtype=np.float32)
     if (channels != "dense" or not use_dense) and n:
         terms = query_terms(parts)
@@ -209,7 +238,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         return Scores(dense, lex, dense, lang, "dense")
     relevance = (cal.dense * dense + cal.lexical * lex).astype(np.float32)
     evidence = None
-    if cal.gate_dense is not None:
+    if cal.gate_dense is not None or topic_z is not dense:
         g_dense, g_lex = cal.gate_weights()
-        evidence = (g_dense * dense + g_lex * lex).astype(np.float32)
+        evidence = (g_dense * topic_z + g_lex * lex).astype(np.float32)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import ModelError, StoppingError
 from ..models import Topic
+from .background import Background, sample_vectors, topic_backgrounds
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .lexical import BM25Index, tokenize
@@ -99,6 +100,8 @@ class IndexSnapshot:
     model: str = ""  # the embedder whose vectors `matrix` holds ("" without one)
     heat: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (n,) fair heat, read against each platform
     keys: tuple[str, ...] = ()  # each row's key, read once at build time
+    # per query language, each topic's (mean, std) cosine to everyday talk (background.py); empty: not measured
+    background: Background = field(default_factory=lambda: MappingProxyType({}))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -150,10 +153,11 @@ def _key(item: Any) -> str:
 
 def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
                    vectors: np.ndarray | None = None, previous: IndexSnapshot | None = None,
-                   cancel: threading.Event | None = None) -> IndexSnapshot:
+                   cancel: threading.Event | None = None, background: bool = False) -> IndexSnapshot:
     """Index `topics` (Topic, StoredTopic or RankerEntry). `vectors` skips the model: precomputed
     passage embeddings, row-aligned with `topics`. `previous` lends its rows to topics it holds
-    with the same text. Blocking: call it in a worker thread."""
+    with the same text. `background` measures each topic against everyday talk (background.py).
+    Blocking: call it in a worker thread."""
     items = list(topics)
     n = len(items)
     keys = [_key(item) for item in items]
@@ -201,6 +205,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         texts = [doc_text(e.topic) for e in entry_list]
         new_docs = texts
     reuse = np.asarray(reuse_list, dtype=np.int64)
+    bg: Background = MappingProxyType({})
+    reused_rows = np.zeros(0, dtype=np.int64)  # rows whose vectors `previous` lent
     same = np.zeros(n, dtype=bool)
     same[same_rows] = True
     entries = tuple(entry_list)
@@ -219,12 +225,15 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
                 mat[held] = previous.matrix[reuse[held]]
             else:
                 fresh = np.arange(len(entries))
+            reused_rows = np.setdiff1d(np.arange(len(entries)), fresh)
             try:
                 mat[fresh] = _embed_passages(embedder, cache, [texts[i] for i in fresh], cancel)
             except ModelError as exc:  # no passage vectors: rank lexically until the next index works
                 log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
                 mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
                 dense_ok = False
+        if background and dense_ok:
+            bg = _backgrounds(embedder, cache, mat, previous, reuse, reused_rows)
         tokens: tuple[frozenset[str], ...] = ()
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
@@ -243,4 +252,28 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         heat[redo] = fair_heat([entries[i] for i in redo])
     pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries, heat)), tokens,
-                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys))
+                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg)
+
+
+def _backgrounds(embedder: Embedder, cache: EmbeddingCache | None, mat: np.ndarray, previous: IndexSnapshot | None,
+                 reuse: np.ndarray, reused_rows: np.ndarray) -> Background:
+    """Each row's background: lent by `previous` for the rows whose vectors it lent, measured for the rest."""
+    try:
+        sample = sample_vectors(embedder, cache)
+    except ModelError as exc:  # no sample vectors: the dense evidence falls back to per-query statistics
+        log.warning("embedding the everyday-talk sample failed, topics are not calibrated: %s", exc)
+        return MappingProxyType({})
+    lend = previous is not None and len(reused_rows) and set(previous.background) == set(sample)
+    todo = np.setdiff1d(np.arange(len(mat)), reused_rows) if lend else np.arange(len(mat))
+    fresh = topic_backgrounds(mat[todo], sample)
+    out = {}
+    for lang, (mean_new, std_new) in fresh.items():
+        mean = np.zeros(len(mat), dtype=np.float32)
+        std = np.ones(len(mat), dtype=np.float32)
+        mean[todo], std[todo] = mean_new, std_new
+        if lend:
+            assert previous is not None
+            old_mean, old_std = previous.background[lang]
+            mean[reused_rows], std[reused_rows] = old_mean[reuse[reused_rows]], old_std[reuse[reused_rows]]
+        out[lang] = (_frozen(mean), _frozen(std))
+    return MappingProxyType(out)

@@ -19,6 +19,7 @@ from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
 from agent.settings import Settings
 from agent.sources import REGISTRY
+from agent.store import Store, open_store
 from tests.api.conftest import KEY
 
 UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
@@ -26,10 +27,13 @@ DAY_ONE = {"zhihu": "zhihu/hot-question-2025-04-15.json", "baidu": "baidu/board-
            "douyin": "douyin/hot-search-2025-04-15.json", "v2ex": "v2ex/hot-2025-04-15.json"}
 DAY_TWO = {"zhihu": "zhihu/hot-question-2025-04-16.json", "baidu": "baidu/board-realtime-2025-04-16.json",
            "v2ex": "v2ex/hot-2025-04-16.json"}
+# Real English-language lists, for questions asked in Chinese about them: stored as fetched now.
+ENGLISH = {"reddit": "reddit/front-hot-2016-03-01.json", "github_trending": "github_trending/trending-2019-05-11.html"}
 
 
-def need_upstream() -> None:
-    missing = [f for f in (*DAY_ONE.values(), *DAY_TWO.values()) if not (UPSTREAM / f).is_file()]
+def need_upstream(*, english: bool = False) -> None:
+    wanted = (*DAY_ONE.values(), *DAY_TWO.values(), *(ENGLISH.values() if english else ()))
+    missing = [f for f in wanted if not (UPSTREAM / f).is_file()]
     if missing:
         pytest.skip(f"real upstream recordings not present: {missing[0]}")
 
@@ -44,17 +48,22 @@ def lists(settings: Settings) -> tuple[dict[str, list[Topic]], dict[str, list[To
             {s: parse(s, f, settings) for s, f in DAY_TWO.items()})
 
 
-def current_lists(settings: Settings) -> dict[str, list[Topic]]:
-    """What each platform lists now: day two where it has one, else day one."""
-    one, two = lists(settings)
-    return {**one, **two}
+def english_lists(settings: Settings) -> dict[str, list[Topic]]:
+    return {s: parse(s, f, settings) for s, f in ENGLISH.items()}
 
 
-def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, **overrides) -> Runtime:
-    """A runtime whose store holds the two recorded days (no synthetic snapshot)."""
-    settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
-    runtime = Runtime.build(settings, embedder=HashEmbedder())
+def current_lists(settings: Settings, *, english: bool = False) -> dict[str, list[Topic]]:
+    """What each platform lists now: day two where it has one, else day one (and the English lists)."""
     one, two = lists(settings)
+    return {**one, **two, **(english_lists(settings) if english else {})}
+
+
+def record_real_days(store: Store, settings: Settings, *, heat_scale: dict[str, float] | None = None,
+                     english: bool = False) -> None:
+    """Day one as a fetch cycle 20 hours ago, day two (and the English lists) as a cycle now."""
+    one, two = lists(settings)
+    if english:
+        two = {**two, **english_lists(settings)}
     scale = heat_scale or {}
 
     def outcomes(day: dict[str, list[Topic]]) -> list[SourceOutcome]:
@@ -62,7 +71,27 @@ def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, 
                                                 for t in topics]) for s, topics in day.items()]
 
     now = utcnow()
-    runtime.store.record_cycle(outcomes(one), now=now - timedelta(hours=20))
-    runtime.store.record_cycle(outcomes(two), now=now)
+    store.record_cycle(outcomes(one), now=now - timedelta(hours=20))
+    store.record_cycle(outcomes(two), now=now)
+
+
+def seed_real_days(data_dir: Path) -> Settings:
+    """A data directory (or the test's database) holding the recorded days, for a server process to open."""
+    data_dir.mkdir(parents=True, exist_ok=True)  # the server runs there, whichever store holds the days
+    settings = Settings(data_dir=data_dir, offline=True)
+    store = open_store(settings)
+    try:
+        record_real_days(store, settings)
+    finally:
+        store.close()
+    return settings
+
+
+def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, english: bool = False,
+                 **overrides) -> Runtime:
+    """A runtime whose store holds the two recorded days (no synthetic snapshot)."""
+    settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
+    runtime = Runtime.build(settings, embedder=HashEmbedder())
+    record_real_days(runtime.store, settings, heat_scale=heat_scale, english=english)
     asyncio.run(runtime.collector.aclose())
     return runtime

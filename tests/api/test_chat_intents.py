@@ -53,6 +53,7 @@ def ask_glasses(server: LiveServer, message: list[dict], metadata: dict | None =
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream"), r.text
     frames = [json.loads(block.split("data: ", 1)[1]) for block in r.text.split("\n\n")
               if block.startswith("event: message")]
+    frames = [f for f in frames if f["type"] == "answer"]
     assert frames and frames[-1]["is_finish"] is True
     return "".join(f["answer_stream"] for f in frames)
 

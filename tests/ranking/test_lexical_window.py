@@ -23,6 +23,21 @@ def test_bm25_matches_chinese_paraphrase_by_bigrams() -> None:
     assert idx.scores("完全无关的话").max() == 0.0
 
 
+def test_one_shared_term_does_not_match_a_short_chinese_title() -> None:
+    # synthetic titles in the style of Douyin's and Weibo's short phrases, beside a long one
+    idx = BM25Index(["真姐夫", "打工人的周一", "小米SU7事故遇难者家属回应质疑", "Red Hat replaces CFO", "内涵",
+                     "初一饺子馅大赛"])
+    assert idx.scores("姐.反正有姐夫养着你")[0] == 0.0  # 姐夫 alone is not 真姐夫
+    assert idx.scores("这周一又要早起")[1] == 0.0  # 周一 alone is not 打工人的周一
+    assert idx.scores("真姐夫那个视频你看了吗")[0] > 0  # the whole title is
+    assert idx.scores("打工人的周一太难了")[1] > 0
+    assert idx.scores("家属说要等调查结果")[2] > 0  # a long title still matches on one shared term
+    assert idx.scores("red cars are fast")[3] > 0  # English headlines are not "short titles"
+    assert idx.scores("这话有内涵")[4] > 0  # a one-term title needs that term only
+    assert idx.scores("菜齐了，饺子马上就出锅")[5] == 0.0  # nine characters or fewer is short
+    assert idx.scores("今年初一饺子馅你们选什么")[5] > 0
+
+
 def test_bm25_scales_to_many_docs_touching_only_postings() -> None:
     docs = [f"话题 {i} 标题" for i in range(20000)] + ["春晚机器人扭秧歌"]
     idx = BM25Index(docs)

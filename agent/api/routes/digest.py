@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from ...digest import build_digest, render_digest
+from ...digest import render_digest
+from ...queries import digest_window
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
 
@@ -35,8 +35,7 @@ async def digest(runtime: RuntimeDep, _: ApiKey,
             raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-    d = await asyncio.to_thread(build_digest, runtime.store, lang=lang, limit=limit, since=start,
-                                clusters=runtime.cluster_list() or None)
+    d = await digest_window(runtime, since=start, lang=lang, limit=limit)
     if format == "json":
         return d.public()
     text = render_digest(d, format)

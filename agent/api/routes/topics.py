@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Query, Request
 
 from ...models import Topic, detect_lang
+from ...queries import source_statuses
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..ingest import IngestQueue
@@ -99,15 +100,5 @@ async def get_topic(topic_id: str, runtime: RuntimeDep, _: ApiKey) -> dict:
 
 @router.get("/sources", tags=["sources"], summary="Every source with its health")
 async def list_sources(runtime: RuntimeDep, _: ApiKey) -> dict:
-    health = {h.source: h for h in await asyncio.to_thread(runtime.store.health)}
-    out = []
-    for source in runtime.collector.sources:
-        h = health.get(source.name)
-        out.append({
-            "name": source.name, "title": source.title, "lang": source.lang, "interval_s": source.interval,
-            "enabled": source.disabled_reason() is None, "disabled_reason": source.disabled_reason(),
-            "status": h.status if h else "never fetched", "last_success": h.last_success if h else None,
-            "last_error": h.last_error if h else None, "last_count": h.last_count if h else 0,
-            "consecutive_failures": h.consecutive_failures if h else 0,
-        })
-    return {"items": out, "replaying_fixtures": runtime.collector.replaying}
+    return {"items": [s.public() for s in await source_statuses(runtime)],
+            "replaying_fixtures": runtime.collector.replaying}

@@ -1,0 +1,105 @@
+"""What each MCP tool returns, as typed JSON (the tool's `outputSchema`); its text content is the same
+answer worded for a person (`server.py`). URLs here are complete; the text shows them readable."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..chat.facts import Fact
+from ..chat.platforms import platform_name
+
+__all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",
+           "TrendingOut"]
+
+Trend = Literal["new", "rising", "falling", "steady"]
+
+
+class Place(BaseModel):
+    platform: str = Field(description="source id, e.g. zhihu")
+    name: str = Field(description="the platform in words, e.g. Zhihu")
+    rank: int | None = Field(description="its place on that platform's own list, 1 = top")
+
+
+class StoryItem(BaseModel):
+    id: str = Field(description="the leading item's id; pass it to `story` for the whole story")
+    story_id: str = Field(description="the cross-platform story's id (the same item on several lists)")
+    title: str = Field(description="as the platform wrote it, in its own language")
+    url: str | None = Field(description="the full link on the platform's own domain, when it is safe")
+    platforms: list[Place] = Field(description="every platform that lists the story, best placed first")
+    heat: float | None = Field(description="the leading item's raw heat on its own platform (scales differ)")
+    trend: Trend
+    first_seen: datetime | None = Field(description="when any of its items was first seen (UTC)")
+
+    @classmethod
+    def of(cls, fact: Fact, story_id: str) -> StoryItem:
+        return cls(id=fact.topic.id, story_id=story_id, title=fact.title, url=fact.link,
+                   platforms=[Place(platform=p.source, name=platform_name(p.source, "en"), rank=p.rank)
+                              for p in fact.placements],
+                   heat=fact.heat, trend=fact.trend, first_seen=fact.first_seen)
+
+
+class TrendingOut(BaseModel):
+    platform: str = Field(description="the platform asked for, or 'all'")
+    order: Literal["platform rank", "fair heat"] = Field(
+        description="a platform's own order, or across platforms by fair heat (each list's places, not raw heat)")
+    hours: float | None = Field(default=None, description="for new or rising: the window looked at")
+    items: list[StoryItem]
+
+
+class StoryDetail(StoryItem):
+    summary: str | None = Field(description="the platform's own excerpt, when it gives one")
+    heat_history: list[float] = Field(description="the leading item's heat at each fetch, oldest first")
+
+
+class StoryOut(BaseModel):
+    found: bool
+    story: StoryDetail | None
+
+
+class CaptionOut(BaseModel):
+    profile: str
+    lines: list[str] = Field(description="the lines as the display shows them")
+    text: str
+
+
+class GlassesPreview(BaseModel):
+    show: bool = Field(description="whether a caption would appear")
+    reason: Literal["shown", "replaced", "no_candidate", "not_enough_speech", "display_locked", "cooldown",
+                    "duplicate"] = Field(description="the gate's reason: no_candidate = nothing passed the "
+                                                     "relevance gate; not_enough_speech = too few characters")
+    caption: CaptionOut | None
+    match: StoryItem | None = Field(description="the story captioned; when silent, the nearest one (not shown)")
+    score: float | None = Field(description="the match's ranking score")
+    components: dict[str, float] = Field(description="the score's parts: dense, lexical, relevance, prior, …")
+    shared_words: list[str] = Field(description="words of the line found in the match's title")
+
+
+class DigestPlatform(BaseModel):
+    source: str
+    id: str
+    rank: int | None
+    heat: float | None
+    normalised: float = Field(description="its place on its own list, 1.0 for #1")
+    title: str
+    url: str | None
+
+
+class DigestEntry(BaseModel):
+    cluster_id: str
+    title: str
+    platforms: list[DigestPlatform]
+    heat: float
+    score: float = Field(description="fair heat: each platform's best normalised heat, summed")
+    trend: Trend
+    history: list[float]
+    why: dict[str, Any] = Field(description="why items of several platforms were merged into one story")
+
+
+class DigestOut(BaseModel):
+    generated_at: str
+    since: str
+    lang: str | None
+    items: list[DigestEntry]

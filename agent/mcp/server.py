@@ -1,0 +1,237 @@
+"""The MCP server: TrendLens's answers as tools and resources, for desktop agents (stdio) and for
+agents that reach the service (`/mcp`, streamable HTTP behind the API key).
+
+Each tool calls the one implementation of its answer (`agent.queries`), returns it as typed JSON
+(`schemas.py`, the tool's outputSchema, with full URLs) and as text a person reads (the chat's own
+wording, links readable). Tool descriptions are written for the model that picks the tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from ..captions.profiles import PROFILES
+from ..chat.answers import render_fresh, render_hottest, render_nothing, render_platform, render_story
+from ..chat.facts import Fact
+from ..chat.platforms import find_platform, platform_name
+from ..digest import Digest
+from ..errors import InputError
+from ..queries import (
+    digest_window,
+    fresh_stories,
+    glance,
+    hottest_stories,
+    platform_list,
+    source_statuses,
+    story_about,
+    story_by_id,
+)
+from ..sources import REGISTRY
+from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
+
+__all__ = ["PLATFORM_CHOICES", "build_server"]
+
+INSTRUCTIONS = (
+    "TrendLens knows what is trending right now on Chinese and English platforms (Weibo, Zhihu, Baidu, Douyin, "
+    "Bilibili, Toutiao, Tieba, V2EX, Hacker News, Reddit, Google Trends, GitHub, Wikipedia) and merges one "
+    "event listed on several platforms into one story. Titles stay in their platform's language. Start with "
+    "`trending` (all platforms, or one), follow a story with `story` (by id or words), ask `new_or_rising` "
+    "for what just appeared, `digest` for a time window, and `glasses_preview` for what smart glasses would "
+    "caption for a line of conversation.")
+
+# "feed" is the reader for the operator's own feeds, not a platform one can ask for by name
+PLATFORM_CHOICES: tuple[str, ...] = ("all", *(name for name in REGISTRY if name != "feed"))
+_PLATFORM_DOC = ("'all' for every platform, else one platform's source id: " + ", ".join(PLATFORM_CHOICES[1:])
+                 + " (its usual name, e.g. 'Hacker News' or '知乎', is accepted too)")
+
+Platform = Annotated[str, Field(description=_PLATFORM_DOC, json_schema_extra={"enum": list(PLATFORM_CHOICES)})]
+Lang = Annotated[Literal["en", "zh"], Field(
+    description="language of the text answer (headings, platform names); titles keep their own language")]
+Limit = Annotated[int, Field(ge=1, le=50, description="how many stories at most")]
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                             open_world_hint=False)
+
+
+def _platform(value: str) -> str | None:
+    """A source id (None for all platforms) from the id or the platform's usual name."""
+    v = value.strip()
+    if v.lower() in ("all", "", "*"):
+        return None
+    if v in PLATFORM_CHOICES:
+        return v
+    found = find_platform(v)
+    if found is not None and found[1].casefold() == v.casefold():
+        return found[0].source
+    raise ToolError(f"unknown platform {value!r}; choose one of: {', '.join(PLATFORM_CHOICES)}")
+
+
+def _result(text: str, data: BaseModel) -> CallToolResult:
+    return CallToolResult(content=[TextContent(text=text)], structured_content=data.model_dump(mode="json"))
+
+
+def _items(runtime: Runtime, facts: list[Fact]) -> list[StoryItem]:
+    return [StoryItem.of(f, runtime.story_key(f.topic.id)) for f in facts]
+
+
+def _digest_text(d: Digest, limit: int = 10) -> str:
+    """The digest as lines a person reads: title, where it is listed, fair heat, trend (links in the JSON)."""
+    if not d.items:
+        return f"No stories since {d.since[:16].replace('T', ' ')} UTC yet."
+    lines = [f"Digest since {d.since[:16].replace('T', ' ')} UTC ({len(d.items)} stories):"]
+    for n, item in enumerate(d.items[:limit], 1):
+        where = ", ".join(f"{platform_name(p['source'], 'en')} #{p['rank']}" if p["rank"] else
+                          platform_name(p["source"], "en") for p in item.platforms[:4])
+        trend = "" if item.trend == "steady" else f", {item.trend}"
+        lines.append(f"{n}. {item.title} — {where}; fair heat {item.score:.2f}{trend}")
+    if len(d.items) > limit:
+        lines.append(f"… and {len(d.items) - limit} more in the structured result.")
+    return "\n".join(lines)
+
+
+def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
+    """The MCP server over the runtime `get_runtime` gives when a tool is called (it may wait for the
+    runtime to have its first lists: the stdio server answers `initialize` before it has any)."""
+    server: MCPServer = MCPServer("trendlens", title="TrendLens 热梗透视镜", instructions=INSTRUCTIONS,
+                                  version="0.1.0")
+
+    @server.tool(title="Trending now", annotations=_READ_ONLY)
+    async def trending(platform: Platform = "all", limit: Limit = 10,
+                       lang: Lang = "en") -> Annotated[CallToolResult, TrendingOut]:
+        """What is trending right now. With platform='all': the hottest stories across every platform, on
+        fair heat (each item scores by its place on its own list, so Weibo's millions and V2EX's replies
+        compare; a story on several lists scores on each). With one platform: that platform's own list in its
+        own rank order. Each item has an `id` to pass to `story`."""
+        runtime = await get_runtime()
+        source = _platform(platform)
+        if source is None:
+            facts = await hottest_stories(runtime, limit=limit)
+            text = render_hottest(facts, lang, "chat")
+        else:
+            facts = await platform_list(runtime, source, limit=limit)
+            text = render_platform(source, facts, lang, "chat", top_only=False)
+        order: Literal["platform rank", "fair heat"] = "fair heat" if source is None else "platform rank"
+        return _result(text, TrendingOut(platform=source or "all", order=order, items=_items(runtime, facts)))
+
+    @server.tool(title="One story", annotations=_READ_ONLY)
+    async def story(words: Annotated[str | None, Field(
+                        max_length=500, description="words of the title, in any language (e.g. '关税' or a "
+                                                    "pasted title); the best-placed matching story is returned")]
+                    = None,
+                    id: Annotated[str | None, Field(
+                        max_length=200, description="an `id` or `story_id` from another tool's result")] = None,
+                    lang: Lang = "en") -> Annotated[CallToolResult, StoryOut]:
+        """One story in full: every platform that lists it and its place there, its heat and how the heat
+        moved since it was first seen, its trend (new, rising, falling, steady), when it first appeared, and
+        its link. Give either `id` (exact, from `trending`, `new_or_rising` or `digest`) or `words`."""
+        if bool(words and words.strip()) == bool(id and id.strip()):
+            raise ToolError("give exactly one of `words` (words of a title) or `id` (from another tool's result)")
+        runtime = await get_runtime()
+        fact = await story_by_id(runtime, id.strip()) if id else await story_about(runtime, (words or "").strip())
+        if fact is None:
+            text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
+            return _result(text, StoryOut(found=False, story=None))
+        item = StoryItem.of(fact, runtime.story_key(fact.topic.id))
+        detail = StoryDetail(**item.model_dump(), summary=fact.topic.summary, heat_history=list(fact.history))
+        return _result(render_story(fact, lang, "chat"), StoryOut(found=True, story=detail))
+
+    @server.tool(title="What would the glasses show", annotations=_READ_ONLY)
+    async def glasses_preview(
+            line: Annotated[str, Field(min_length=1, max_length=2000,
+                                       description="one line of conversation, as speech-to-text would give it")],
+            profile: Annotated[Literal[tuple(PROFILES)], Field(  # type: ignore[valid-type]
+                description="the display the caption is fitted to")] = "even-g1",
+            frequency: Annotated[Literal["low", "medium", "high"], Field(
+                description="the wearer's caption frequency: low raises the relevance bar, high lowers it")]
+            = "medium") -> Annotated[CallToolResult, GlassesPreview]:
+        """What TrendLens would put on smart glasses if this line were said at the table: the trending story
+        it matches, the caption lines fitted to the display, the score and why (score parts, shared words) —
+        or silence, with the nearest story and why it was not enough. Runs the live caption loop's own
+        ranking and gate on a fresh session; nothing is shown on any display and the line is not kept."""
+        runtime = await get_runtime()
+        try:
+            seen = await glance(runtime, line, profile=profile, frequency=frequency)
+        except InputError as exc:
+            raise ToolError(f"line: {exc}") from None
+        match = StoryItem.of(seen.fact, runtime.story_key(seen.fact.topic.id)) if seen.fact else None
+        caption = (CaptionOut(profile=seen.caption.profile, lines=list(seen.caption.lines), text=seen.caption.text)
+                   if seen.caption else None)
+        score = round(seen.match.score, 4) if seen.match else None
+        parts = {k: round(v, 4) for k, v in seen.match.components.items()} if seen.match else {}
+        shared = ("; words in common: " + ", ".join(seen.shared_words)) if seen.shared_words else ""
+        if seen.show and seen.caption and seen.match:
+            text = (f"The glasses would show ({seen.caption.profile}):\n{seen.caption.text}\n"
+                    f"Matched 「{seen.match.topic.title}」 with score {score}{shared}.")
+        elif seen.reason == "not_enough_speech":
+            text = "Silent: the line is too short for the glasses to decide on."
+        elif seen.match:
+            text = (f"Silent: no trending story passes the relevance gate for this line. The nearest is "
+                    f"「{seen.match.topic.title}」 (score {score}{shared}), not close enough to caption.")
+        else:
+            text = "Silent: there are no trending topics to match yet."
+        return _result(text, GlassesPreview(show=seen.show, reason=seen.reason, caption=caption,
+                                            match=match, score=score, components=parts,
+                                            shared_words=list(seen.shared_words)))
+
+    @server.tool(title="New or rising", annotations=_READ_ONLY)
+    async def new_or_rising(hours: Annotated[float, Field(gt=0, le=48, description="the window, in hours")] = 6,
+                            platform: Platform = "all", limit: Limit = 10,
+                            lang: Lang = "en") -> Annotated[CallToolResult, TrendingOut]:
+        """Stories that first appeared, or whose heat rose, within the last `hours` (default 6), hottest first
+        on fair heat; on one platform or all. Use it for "what's new" or "what's taking off"."""
+        runtime = await get_runtime()
+        source = _platform(platform)
+        facts = await fresh_stories(runtime, hours=hours, limit=limit, sources=(source,) if source else None)
+        text = render_fresh(facts, lang, "chat", hours=hours, source=source)
+        return _result(text, TrendingOut(platform=source or "all", order="fair heat", hours=hours,
+                                         items=_items(runtime, facts)))
+
+    @server.tool(title="Digest", annotations=_READ_ONLY)
+    async def digest(hours: Annotated[float, Field(gt=0, le=24 * 14, description=(
+                         "the window: stories seen within the last `hours`"))] = 24,
+                     since: Annotated[str | None, Field(max_length=40, description=(
+                         "instead of `hours`: an ISO 8601 start time, e.g. 2025-04-16T08:00:00Z"))] = None,
+                     topic_lang: Annotated[Literal["zh", "en", "ja", "other"] | None, Field(
+                         description="only stories whose titles are in this language")] = None,
+                     limit: Annotated[int, Field(ge=1, le=200, description="how many stories at most")] = 20,
+                     ) -> Annotated[CallToolResult, DigestOut]:
+        """The digest of a time window: stories merged across platforms, hottest first on fair heat (one busy
+        platform cannot fill the top), each with every platform's rank, raw heat and link, its trend, its heat
+        history and why its items were merged."""
+        start = None
+        if since:
+            try:
+                start = datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
+            except ValueError:
+                raise ToolError(f"since: {since!r} is not an ISO 8601 time (e.g. 2025-04-16T08:00:00Z)") from None
+            start = start if start.tzinfo else start.replace(tzinfo=UTC)
+        d = await digest_window(await get_runtime(), since=start, since_hours=hours, lang=topic_lang, limit=limit)
+        return _result(_digest_text(d), DigestOut.model_validate(d.public()))
+
+    @server.resource("trendlens://digest/today", name="digest-today", title="Today's digest",
+                     mime_type="application/json",
+                     description="The digest of the last 24 hours (JSON, as the `digest` tool returns it).")
+    async def digest_today() -> str:
+        d = await digest_window(await get_runtime(), since_hours=24)
+        return json.dumps(DigestOut.model_validate(d.public()).model_dump(mode="json"), ensure_ascii=False)
+
+    @server.resource("trendlens://sources", name="sources", title="Sources and their health",
+                     mime_type="application/json",
+                     description="Every source with its health: last success, item count, failures, last error.")
+    async def sources() -> str:
+        runtime = await get_runtime()
+        return json.dumps({"items": [s.public() for s in await source_statuses(runtime)],
+                           "data": "synthetic demo snapshot" if runtime.collector.replaying else "live"},
+                          ensure_ascii=False)
+
+    return server
