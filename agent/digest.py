@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from .chat.story import story_answer
 from .links import safe_link
 from .models import utcnow
 from .ranking.heat import normalised_heat, story_heat
 from .store import Store
 from .stories import Story
+from .story_answer import story_answer
 from .story_grouping import cluster_topics
 
 __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]

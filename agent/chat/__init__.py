@@ -17,6 +17,7 @@ from ..models import Topic
 # the submodules, not the package: `queries` reads `chat.facts`, so its __init__ may still be running
 from ..queries.lists import fresh_stories, hottest_stories, platform_list, region_sources
 from ..queries.story import story_about, story_at
+from ..story_answer import StoryAnswer, story_answer
 from .answers import (
     Style,
     render_fresh,
@@ -46,7 +47,6 @@ from .intents import (
     question_lang,
 )
 from .search import relevant, title_matches
-from .story import StoryAnswer, story_answer
 from .suggest import suggest_follow_ups
 from .wording import llm_wording
 

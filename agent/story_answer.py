@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from ..links import safe_link
-from ..models import Topic
-from ..ranking.heat import normalised_heat
-from ..store.records import StoredTopic
-from ..stories import Story
-from .platforms import platform_name
-from .words import ago, heat_words, short_title
+from .links import safe_link
+from .models import Topic
+from .ranking.heat import normalised_heat
+from .store.records import StoredTopic
+from .stories import Story
 
 __all__ = ["StoryAnswer", "StoryPlace", "story_answer"]
 
@@ -61,6 +59,8 @@ class StoryAnswer:
 
     def where(self, lang: str, *, limit: int | None = None, spoken: bool = False) -> str:
         """"抖音第1、百度第3" / "Douyin #1, Baidu #3"; `spoken` for a voice ("抖音排第1")."""
+        from .chat.platforms import platform_name  # here: the digest reads this module, chat reads the digest
+
         parts = []
         for p in self.places[:limit]:
             name = platform_name(p.source, lang)
@@ -91,6 +91,8 @@ class StoryAnswer:
 
     def text(self, lang: str, style: Style = "chat") -> str:
         """The answer to "what is this story", in the asker's language."""
+        from .chat.words import ago, heat_words, short_title
+
         trend = _TREND["zh" if lang == "zh" else "en"][self.trend]
         since = ago(self.first_seen, lang)
         count = len(self.places)
