@@ -58,6 +58,9 @@ from agent.story_grouping import StoryIndex  # noqa: E402
 STRONG = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 PER_STRONG: tuple[int | None, ...] = (2, 3, 4, 6, 8, None)  # None: off
 TARGET_PRECISION = 0.9
+# The fitting days are held above the target: a threshold chosen at the edge of 0.90 on two days
+# falls below it on the third (0.857 on 2025-04-15 left out, one wrong pair of seven).
+FIT_PRECISION = 0.95
 
 
 def cross_pairs(groups: list[list[str]] | list[tuple[str, ...]]) -> set[frozenset[str]]:
@@ -98,7 +101,10 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
         a, b = items[i], items[j]
         if vetoed(a, b):
             continue  # never linked, so not what the model must learn
-        xs.append(pair_features(a, b, weights=weights, cosine=None if cos is None else float(cos[i, j])))
+        features = pair_features(a, b, weights=weights, cosine=None if cos is None else float(cos[i, j]))
+        if features is None:
+            continue  # a theme: never linked either
+        xs.append(features)
         ys.append(1.0 if story.get(a.id, -1) == story.get(b.id, -2) else 0.0)
     return np.array(xs), np.array(ys)
 
@@ -148,7 +154,7 @@ def choose_rules(days: list[tuple[Day, np.ndarray | None]], bg: float,
         # days hide a small day's wrong merges)
         worst_p = min(f["precision"] for f in figures)
         worst_r = min(f["recall"] for f in figures)
-        met = worst_p >= TARGET_PRECISION
+        met = worst_p >= FIT_PRECISION
         # ties (common: two small days rarely tell settings apart) go to the setting that joins
         # more, the lower threshold and the looser guard, since follow-up chains need both
         key = (met, worst_r if met else worst_p, worst_p, -strong, per_strong or 10**6)

@@ -44,7 +44,7 @@ _TEMPLATE = frozenset(
     """
 如何 何看 看待 评价 哪些 有哪 什么 为什么 怎么 怎样 是否 能否 可能 值得 关注 期待 对此 这一 这个 一个 这种
 还是 我们 你们 他们 自己 就是 不是 没有 可以 因为 所以 但是 如果 已经 真的 现在 回应 发文 表示 网友 曝光
-细节 最新 官方 视频 多少 目前 背后 反映 原因 影响 问题 情况
+细节 最新 官方 视频 多少 目前 背后 反映 原因 影响 问题 情况 部分 一些 全部 所有 多个 各种
 """.split()
 )
 
@@ -82,6 +82,7 @@ class StoryTerms:
     terms: frozenset[str]  # event terms (speaker and template words removed)
     speaker: frozenset[str]  # terms of the speaker prefix, if any
     quantities: frozenset[tuple[str, str]]  # (measure word, number)
+    speaker_name: str = ""  # the speaker prefix as written (雷军, 小米汽车), if any
 
 
 def _segment_terms(units: list[str]) -> list[str]:
@@ -113,6 +114,7 @@ def story_terms(title: str) -> StoryTerms:
     text = _WHEN.sub(" ", normalise(title))
     speaker_terms: set[str] = set()
     m = _SPEAKER.match(text)
+    speaker = m.group(1) if m else ""
     if m:
         speaker_terms.update(_segment_terms(_UNIT.findall(m.group(1))))
         text = text[m.end():]
@@ -128,4 +130,4 @@ def story_terms(title: str) -> StoryTerms:
                 quantities.add((b, a))
     terms -= _TEMPLATE
     terms -= speaker_terms
-    return StoryTerms(frozenset(terms), frozenset(speaker_terms), frozenset(quantities))
+    return StoryTerms(frozenset(terms), frozenset(speaker_terms), frozenset(quantities), speaker)
