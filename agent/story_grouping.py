@@ -49,7 +49,9 @@ from .stories import (
     Story,
     Weights,
     evidence,
+    joins_by_name,
     link,
+    story_names,
 )
 from .story_vectors import VectorRows
 
@@ -117,6 +119,9 @@ class StoryIndex:
     _key: dict[str, tuple[float, float, str, str]] = field(default_factory=dict)
     _gone: set[tuple[float, float, str, str]] = field(default_factory=set)
     _built: dict[str, Story] = field(default_factory=dict)  # group root -> its story, while unchanged
+    # lone items that joined a big story by its name (`_attach`): group root -> {item: link}
+    _attached: dict[str, dict[str, Link]] = field(default_factory=dict)
+    _attached_to: dict[str, str] = field(default_factory=dict)  # item -> the root it joined
 
     def __len__(self) -> int:
         return len(self._topics)
@@ -288,7 +293,53 @@ class StoryIndex:
             self._group_links[root] = used_links.get(root, [])
             for x in idx:
                 self._group_of[x] = root
+        self._attach()
         return self._finish()
+
+    def _attach(self) -> None:
+        """Lone items join the big story whose name they carry (`stories.joins_by_name`): the
+        follow-ups whose headlines share too little with any one member ("雷军回应").
+
+        Formed again on every update from the groups of the links, so nothing that joined by name
+        ever lends its words to another join; only the stories whose joins changed are made again."""
+        rules = self.rules
+        evidence_of = self._evidence
+        groups, group_of = self._groups, self._group_of
+        df = self._title_df.__getitem__
+        lone_speakers = [tid for tid, ev in evidence_of.items()
+                         if ev.terms.speaker and not ev.terms.terms and len(groups[group_of[tid]]) == 1]
+        big = sorted(((len(idx), root) for root, idx in groups.items() if len(idx) >= rules.story_size),
+                     reverse=True)
+        attached: dict[str, dict[str, Link]] = {}
+        attached_to: dict[str, str] = {}
+        for _size, root in big:  # the largest story first: an item claimed twice joins the larger
+            members = [evidence_of[i] for i in groups[root]]
+            names = story_names(members, df, rules)
+            if not names:
+                continue
+            candidates = set(lone_speakers)
+            for name in names:
+                candidates |= self._postings.get(name, set())
+            for tid in sorted(candidates):
+                if tid in attached_to or len(groups[group_of[tid]]) != 1:
+                    continue
+                found = joins_by_name(evidence_of[tid], names, members)
+                if found is None:
+                    continue
+                name, member = found
+                pair = self._edges.get(tid, {}).get(member)
+                attached.setdefault(root, {})[tid] = Link(
+                    tid, member, (name,), pair.probability if pair else 0.0, pair.overlap if pair else 0.0,
+                    pair.cosine if pair else None, by="story name")
+                attached_to[tid] = root
+        before = self._attached
+        for root in before.keys() | attached.keys():
+            old, new = before.get(root, {}), attached.get(root, {})
+            if old.keys() != new.keys():
+                self._unbuild(root)
+                for tid in old.keys() ^ new.keys():
+                    self._unbuild(tid)  # a lone item is its own group's root
+        self._attached, self._attached_to = attached, attached_to
 
     def _group(self, region: set[str]) -> tuple[dict[str, list[str]], dict[str, list[Link]]]:
         """The grouping rules (module docstring) over the items of `region`."""
@@ -351,6 +402,10 @@ class StoryIndex:
         """A group that is gone or will be formed again: its cluster must be made again too."""
         self._groups.pop(root, None)
         self._group_links.pop(root, None)
+        self._unbuild(root)
+
+    def _unbuild(self, root: str) -> None:
+        """The story of this group must be made again (its members or their heat changed)."""
         cluster = self._built.pop(root, None)
         if cluster is not None:
             self._taken.discard(cluster.id)
@@ -373,21 +428,23 @@ class StoryIndex:
         others are kept as they were, with their ids. Returns every cluster, hottest first."""
         self._refresh_heat()
         for tid in self._stale:
-            root = self._group_of.get(tid)
-            if root is not None and root in self._built:
-                cluster = self._built.pop(root)
-                self._taken.discard(cluster.id)
-                self._gone.add(self._key.pop(root))
+            root = self._attached_to.get(tid) or self._group_of.get(tid)
+            if root is not None:
+                self._unbuild(root)
         self._stale = set()
         topics = self._topics
         norm = self._norm
         previous = self._previous
-        todo = [root for root in self._groups if root not in self._built]
+        attached = self._attached
+        away = self._attached_to
+        members_of = {root: idx + list(attached[root]) if root in attached else idx
+                      for root, idx in self._groups.items() if root not in self._built and root not in away}
+        todo = list(members_of)
         fresh: list[tuple[float, float, str, str]] = []
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
         for root in todo:
-            idx = self._groups[root]
+            idx = members_of[root]
             if len(idx) == 1:
                 cid = previous.get(idx[0])
                 if cid is not None:
@@ -404,7 +461,7 @@ class StoryIndex:
                 ids[root] = cid
                 used.add(cid)
         for root in todo:
-            idx = self._groups[root]
+            idx = members_of[root]
             order = sorted(idx, key=lambda i: (-norm.get(i, 0.0), i))
             members = tuple(topics[i] for i in order)
             known = ids.get(root)
@@ -417,7 +474,8 @@ class StoryIndex:
             for i, t in zip(order, members, strict=True):
                 best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
             heat = float(sum(t.heat or 0.0 for t in members))
-            links = tuple(sorted(self._group_links.get(root, []), key=lambda e: (-e.probability, e.a, e.b)))
+            links = tuple(sorted([*self._group_links.get(root, []), *attached.get(root, {}).values()],
+                                 key=lambda e: (-e.probability, e.a, e.b)))
             cluster = self._built[root] = Story(cid, members, heat, tuple(best), sum(best.values()), links)
             for i in idx:
                 previous[i] = cid
