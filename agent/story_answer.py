@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from .links import safe_link
+from .links import readable_link, safe_link
 from .models import Topic
 from .ranking.heat import normalised_heat
 from .store.records import StoredTopic
@@ -110,7 +110,7 @@ class StoryAnswer:
             moves = f"{heat_words(self.history[0], lang)} → {heat_words(self.history[-1], lang)}"
         heat = heat_words(self.places[0].heat, lang) if self.places else ""
         why = self.why(lang)
-        link = f"\n{self.link}" if self.link else ""
+        link = f"\n{shown}" if (shown := readable_link(self.link)) else ""
         if lang == "zh":
             where = (f"{count}个平台在榜：{self.where(lang)}" if count > 1 else f"在{self.where(lang)}")
             trend_words = trend + (f"（{moves}）" if moves else "")

@@ -7,7 +7,6 @@ LLM configured it may reword the answer (`wording`), never change its facts.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, assert_never
@@ -16,7 +15,7 @@ from ..models import Topic
 
 # the submodules, not the package: `queries` reads `chat.facts`, so its __init__ may still be running
 from ..queries.lists import fresh_stories, hottest_stories, platform_list, region_sources
-from ..queries.story import story_about, story_at
+from ..queries.story import story_about, story_at, told
 from ..story_answer import StoryAnswer, story_answer
 from .answers import (
     Style,
@@ -133,9 +132,7 @@ async def _tell(runtime: Runtime, topic: Topic, lang: str, style: Style,
                 asked: bool = False) -> tuple[str, list[Fact]]:
     """A story question answered with the whole story (`story.story_answer`): every platform with
     its rank, the trend, and why its items are one story."""
-    story = runtime.clusters.get(topic.id)
-    history = [p.heat for p in await asyncio.to_thread(runtime.store.history, topic.id) if p.heat is not None]
-    answer = story_answer(topic, story, stored=runtime.stored, history=history, asked=asked)
+    answer = await told(runtime, topic, asked=asked)
     return answer.text(lang, style), [await gather(runtime, topic)]
 
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ..links import readable_link
-from .facts import Fact, Placement, ago, heat_words, short_title
+from .facts import Fact, Placement, heat_words, short_title
 from .platforms import platform_name
 
 __all__ = ["Style", "render_fresh", "render_hottest", "render_no_lists", "render_no_place", "render_nothing",
-           "render_platform", "render_search", "render_small_talk", "render_story", "render_unresolved"]
+           "render_platform", "render_search", "render_small_talk", "render_unresolved"]
 
 Style = Literal["chat", "glasses"]
 
@@ -192,27 +192,3 @@ def render_fresh(facts: Sequence[Fact], lang: str, style: Style, *, hours: float
     return "\n".join([head, *(_line(n, f, lang, show_trend=True) for n, f in enumerate(facts, 1))])
 
 
-def render_story(fact: Fact, lang: str, style: Style) -> str:
-    """One story: where it is listed, its heat and trend, when it first appeared."""
-    where = _where(fact.placements, lang, style, limit=4)
-    heat = heat_words(fact.heat, lang)
-    moves = ""
-    if len(fact.history) >= 2 and fact.history[0] != fact.history[-1]:
-        moves = f"{heat_words(fact.history[0], lang)} → {heat_words(fact.history[-1], lang)}"
-    since = ago(fact.first_seen, lang)
-    if style == "glasses":
-        if lang == "zh":
-            out = f"{_say(fact, lang)}在{where}。热度{_TREND_ZH[fact.trend]}。"
-            return out + (f"{since}上榜。" if since else "")
-        out = f"{_say(fact, lang)} is {where}. Heat is {_TREND_EN[fact.trend]}."
-        return out + (f" First seen {since}." if since else "")
-    link = f"\n{shown}" if (shown := readable_link(fact.link)) else ""
-    if lang == "zh":
-        trend = _TREND_ZH[fact.trend] + (f"（{moves}）" if moves else "")
-        parts = [f"在{where}" if where else "", f"热度{heat}，{trend}" if heat else f"热度{trend}",
-                 f"{since}首次上榜" if since else ""]
-        return f"{_quote(fact.title, lang)}：" + "；".join(p for p in parts if p) + "。" + link
-    trend = _TREND_EN[fact.trend] + (f" ({moves})" if moves else "")
-    parts = [f"on {where}" if where else "", f"heat {heat}, {trend}" if heat else f"heat {trend}",
-             f"first seen {since}" if since else ""]
-    return f"{fact.title}: " + "; ".join(p for p in parts if p) + "." + link

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from ..chat.facts import Fact
 from ..chat.platforms import platform_name
+from ..story_answer import StoryAnswer
 
 __all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",
            "TrendingOut"]
@@ -52,6 +53,21 @@ class TrendingOut(BaseModel):
 class StoryDetail(StoryItem):
     summary: str | None = Field(description="the platform's own excerpt, when it gives one")
     heat_history: list[float] = Field(description="the leading item's heat at each fetch, oldest first")
+    items: int = Field(description="how many items on all platforms are this one story")
+    why: str = Field(description="why its items are one story, in words (empty for a lone item)")
+    shared: dict[str, list[str]] = Field(
+        description="what its headlines share: numbers, names, wording, words")
+
+    @classmethod
+    def of(cls, answer: StoryAnswer, *, summary: str | None) -> StoryDetail:  # type: ignore[override]
+        """The story answer every surface gives (`story_answer`), as typed JSON."""
+        lead = answer.places[0] if answer.places else None
+        return cls(id=lead.id if lead else answer.id, story_id=answer.id, title=answer.title, url=answer.link,
+                   platforms=[Place(platform=p.source, name=platform_name(p.source, "en"), rank=p.rank)
+                              for p in answer.places],
+                   heat=lead.heat if lead else None, trend=answer.trend, first_seen=answer.first_seen,
+                   summary=summary, heat_history=list(answer.history), items=answer.items, why=answer.why("en"),
+                   shared={k: list(v) for k, v in answer.shared.items()})
 
 
 class StoryOut(BaseModel):

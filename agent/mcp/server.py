@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..captions.profiles import PROFILES
-from ..chat.answers import render_fresh, render_hottest, render_nothing, render_platform, render_story
+from ..chat.answers import render_fresh, render_hottest, render_nothing, render_platform
 from ..chat.facts import Fact
 from ..chat.platforms import find_platform, platform_name
 from ..digest import Digest
@@ -33,6 +33,7 @@ from ..queries import (
     source_statuses,
     story_about,
     story_by_id,
+    told,
 )
 from ..sources import REGISTRY
 from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
@@ -132,8 +133,9 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                         max_length=200, description="an `id` or `story_id` from another tool's result")] = None,
                     lang: Lang = "en") -> Annotated[CallToolResult, StoryOut]:
         """One story in full: every platform that lists it and its place there, its heat and how the heat
-        moved since it was first seen, its trend (new, rising, falling, steady), when it first appeared, and
-        its link. Give either `id` (exact, from `trending`, `new_or_rising` or `digest`) or `words`."""
+        moved since it was first seen, its trend (new, rising, falling, steady), when it first appeared, why
+        its items on several platforms are one story, and its link. Give either `id` (exact, from
+        `trending`, `new_or_rising` or `digest`) or `words`."""
         if bool(words and words.strip()) == bool(id and id.strip()):
             raise ToolError("give exactly one of `words` (words of a title) or `id` (from another tool's result)")
         runtime = await get_runtime()
@@ -141,9 +143,11 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         if fact is None:
             text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
             return _result(text, StoryOut(found=False, story=None))
-        item = StoryItem.of(fact, runtime.story_key(fact.topic.id))
-        detail = StoryDetail(**item.model_dump(), summary=fact.topic.summary, heat_history=list(fact.history))
-        return _result(render_story(fact, lang, "chat"), StoryOut(found=True, story=detail))
+        # the chat's own answer (`queries.told`): an item asked for by its id leads its story
+        answer = await told(runtime, fact.topic, asked=bool(id) and id.strip() in runtime.stored)
+        lead = runtime.stored.get(answer.places[0].id) if answer.places else None
+        detail = StoryDetail.of(answer, summary=(lead.topic if lead else fact.topic).summary)
+        return _result(answer.text(lang, "chat"), StoryOut(found=True, story=detail))
 
     @server.tool(title="What would the glasses show", annotations=_READ_ONLY)
     async def glasses_preview(

@@ -1,17 +1,30 @@
 """One story, found by the words of its title, by its place on a list, or by its id: where it is
-listed, how its heat moves and when it first appeared (`chat.facts.Fact`, with the heat history)."""
+listed, how its heat moves and when it first appeared (`chat.facts.Fact`, with the heat history),
+and the one answer to "what is this story" (`told`: `story_answer.story_answer`)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from ..chat.facts import Fact, gather
 from ..chat.search import find_story
+from ..models import Topic
+from ..story_answer import StoryAnswer, story_answer
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-__all__ = ["story_about", "story_at", "story_by_id"]
+__all__ = ["story_about", "story_at", "story_by_id", "told"]
+
+
+async def told(runtime: Runtime, topic: Topic, *, asked: bool = False) -> StoryAnswer:
+    """The whole story `topic` belongs to, as the chat, Lingzhu and the MCP `story` tool tell it:
+    every platform with its rank, the trend, the lead's heat history and why its items are one
+    story. `asked`: the reader pointed at `topic` itself, so it leads."""
+    history = [p.heat for p in await asyncio.to_thread(runtime.store.history, topic.id) if p.heat is not None]
+    return story_answer(topic, runtime.clusters.get(topic.id), stored=runtime.stored, history=history,
+                        asked=asked)
 
 
 async def story_about(runtime: Runtime, words: str) -> Fact | None:

@@ -107,9 +107,12 @@ async def check_real_day(session: ClientSession, lists: dict[str, list[Topic]]) 
     assert timedelta(hours=19) < datetime.now(UTC) - first_seen < timedelta(hours=21)
     assert "Baidu #7" in text and "cooling" in text and "first seen 20 hours ago" in text
     assert s["url"].startswith("https://www.baidu.com/s?wd=%") and "https://www.baidu.com/s?wd=反网络霸权" in text
-    # a story by the id `trending` gave
-    _, by_id = await call(session, "story", id=lead["id"])
-    assert by_id["story"]["title"] == lead["title"]
+    # a story by the id `trending` gave: the chat's own story answer, every platform and why it is one story
+    text, by_id = await call(session, "story", id=lead["id"])
+    s = by_id["story"]
+    assert s["title"] == lead["title"] and {p["platform"] for p in s["platforms"]} >= {"zhihu", "baidu"}
+    assert s["items"] == 3 and "美对华加征245%关税" in s["shared"]["wording"] and "美对华加征245%关税" in s["why"], s
+    assert s["why"] in text and "Zhihu #1" in text and "Baidu #3" in text, text
     # the glasses: a line about the tariff war brings up a tariff story; small talk brings nothing
     _, shown = await call(session, "glasses_preview", line="美国又加征关税了，245%也太离谱了吧")
     assert shown["show"] and "关税" in shown["match"]["title"] and shown["caption"]["lines"]
