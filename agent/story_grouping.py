@@ -314,9 +314,9 @@ class StoryIndex:
         attached_to: dict[str, str] = {}
         for _size, root in big:  # the largest story first: an item claimed twice joins the larger
             members = [evidence_of[i] for i in groups[root]]
-            names = story_names(members, df, rules)
-            if not names:
+            if len({m.source for m in members}) < 2:
                 continue
+            names = story_names(members, df, rules)
             candidates = set(lone_speakers)
             for name in names:
                 candidates |= self._postings.get(name, set())

@@ -15,7 +15,7 @@ from agent.models import Topic
 from agent.ranking.heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
 from agent.store import SQLiteStore
-from agent.stories import LINK_MODELS, Weights, evidence, link
+from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases
 from agent.story_grouping import StoryIndex, cluster_topics
 from tests.browser import chromium_page, needs_chromium
 
@@ -86,6 +86,55 @@ def test_the_platforms_own_context_links_what_the_headlines_only_hint_at() -> No
     assert with_context.probability >= LINK_MODELS["lexical"].strong
 
 
+def test_a_theme_shared_on_a_busy_day_is_no_link() -> None:
+    """美国 and 关税 on a tariff-week day, or a drama's name alone: the labels call these one theme."""
+    canada = topic("baidu", "c", "加拿大对部分美国商品临时减免关税")
+    small = topic("douyin", "s", "“对等关税”重创美国小企业")
+    assert pair(canada, small, df=1) is not None  # the same words, rare that day, are evidence
+    assert pair(canada, small, df=12) is None  # common that day (12 of 300 headlines): a theme
+    # two words side by side in one headline are not a shared name when the other has them apart
+    dunhuang = evidence(topic("zhihu", "z", "美国关税战为中国跨境电商带来了哪些机遇？"))
+    assert shared_phrases(dunhuang, evidence(small).title_terms & dunhuang.title_terms) == ["美国", "关税"]
+    drama = topic("baidu", "w", "《无忧渡》凭什么成为国产剧黑马")
+    assert pair(drama, topic("douyin", "d", "无忧渡含金量有多高")) is None
+
+
+def test_a_tariff_week_keeps_its_one_story_and_its_themes_apart(tmp_path: Path) -> None:
+    """The real lists of 2025-04-15 and 04-16 held together, as a service holds them (no model): the 245%
+    tariff answers are one story; the week's other tariff items and one drama's items stay out of it."""
+    from agent.settings import Settings
+    from tests.api.realdata import current_lists, need_upstream
+
+    need_upstream()
+    held = [t for items in current_lists(Settings(data_dir=tmp_path, offline=True)).values() for t in items]
+    clusters = cluster_topics(held)
+    tariff = next(c for c in clusters if any("245%" in m.title for m in c.members))
+    assert {m.source for m in tariff.members} == {"zhihu", "baidu"} and len(tariff.members) == 3
+    assert all("245%" in m.title for m in tariff.members), [m.title for m in tariff.members]
+    for c in clusters:
+        titles = [m.title for m in c.members]
+        assert not ("“对等关税”重创美国小企业" in titles and len(titles) > 1), titles
+        assert not (any("无忧渡" in t for t in titles) and len({m.source for m in c.members}) > 1), titles
+
+
+@needs_days
+def test_follow_ups_that_name_only_the_story_or_its_speaker_join_the_big_story() -> None:
+    """2025-04-01, no model: "雷军回应" and "小米汽车回应" say who answered, a V2EX thread names only su7;
+    each joins the crash story, while Xiaomi's share price, the same company on another matter, does not."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from story_days import load_day
+
+    day = load_day("2025-04-01", SHARED)
+    clusters = cluster_topics(day.topics)
+    crash = next(c for c in clusters if "weibo:雷军回应SU7爆燃致3死事故" in c.member_ids)
+    titles = {m.title for m in crash.members}
+    assert {"雷军回应", "小米汽车回应", "不争吵，也不站队，理性且客观地讨论 su7 这件事。"} <= titles
+    assert "小米股价跳水" not in titles and "学者：小米市值还要再跌几个500亿" not in titles
+    by_name = [link_ for link_ in crash.links if link_.by == "story name"]
+    assert {p for link_ in by_name for p in link_.shared} >= {"su7", "雷军", "小米汽车"}
+    assert len(crash.members) >= 16  # of the 19 labelled: the day's largest story is one cluster
+
+
 # -- growing stories ----------------------------------------------------------------------------------
 def test_follow_ups_join_the_story_but_lookalikes_within_one_list_do_not() -> None:
     clusters = cluster_topics([
@@ -150,13 +199,14 @@ def test_left_out_days_hold_the_floors_the_docs_quote() -> None:
     the worst left-out recall the docs quote, and the largest story of each day in one piece."""
     ev = _eval_module()
     days = [(ev.load_day(name, SHARED), None) for name in ev.DAYS]
-    recalls = []
+    recalls, precisions = [], []
     for k, (day, vec) in enumerate(days):
         model, rules = ev.fit([d for j, d in enumerate(days) if j != k], 0.0)
         figures = ev.score(day.labels, ev.cluster(day, vec, 0.0, model, rules))
         recalls.append(figures["recall"])
-        assert figures["largest_story_together"] >= 0.6, (day.day, figures["largest_story_together"])
-    assert min(recalls) >= 0.5, recalls
+        precisions.append(figures["precision"])
+        assert figures["largest_story_together"] >= 0.8, (day.day, figures["largest_story_together"])
+    assert min(recalls) >= 0.65 and min(precisions) >= 0.85, (recalls, precisions)
 
 
 @needs_days
@@ -166,8 +216,8 @@ def test_the_shipped_rule_on_each_labelled_day() -> None:
     for name in ev.DAYS:
         day = ev.load_day(name, SHARED)
         figures = ev.score(day.labels, cluster_topics(day.topics))
-        assert figures["precision"] >= 0.85 and figures["recall"] >= 0.5, (name, figures["precision"],
-                                                                              figures["recall"])
+        assert figures["precision"] >= 0.95 and figures["recall"] >= 0.65, (name, figures["precision"],
+                                                                               figures["recall"])
 
 
 # -- fair heat and the digest --------------------------------------------------------------------------
