@@ -144,7 +144,7 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
             text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
             return _result(text, StoryOut(found=False, story=None))
         # the chat's own answer (`queries.told`): an item asked for by its id leads its story
-        answer = await told(runtime, fact.topic, asked=bool(id) and id.strip() in runtime.stored)
+        answer = await told(runtime, fact.topic, asked=fact.topic.id == (id or "").strip())
         lead = runtime.stored.get(answer.places[0].id) if answer.places else None
         detail = StoryDetail.of(answer, summary=(lead.topic if lead else fact.topic).summary)
         return _result(answer.text(lang, "chat"), StoryOut(found=True, story=detail))
