@@ -39,8 +39,8 @@ from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
-    "Weights", "evidence", "fit_link_model", "is_small_count", "joins_by_name", "link", "pair_features",
-    "shared_phrases", "story_names", "theme_only", "vetoed",
+    "Weights", "evidence", "fit_link_model", "is_small_count", "joins_by_name", "link", "member_terms",
+    "pair_features", "shared_phrases", "story_names", "theme_only", "vetoed",
 ]
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -340,14 +340,19 @@ class Link:
                 "cosine": None if self.cosine is None else round(self.cosine, 3), "by": self.by}
 
 
-def story_names(members: Sequence[Evidence], title_df: Callable[[str], int], rules: GroupingRules) -> frozenset[str]:
-    """The terms that name a big story: carried by many of its members and by almost no other held
-    headline (su7 on the day of the SU7 crash; not 小米, which the share-price items carry too).
-    `title_df(term)` is how many held headlines carry it, the story's own members included."""
-    if len(members) < rules.story_size or len({m.source for m in members}) < 2:
-        return frozenset()
-    counts: Counter[str] = Counter(t for m in members for t in m.terms.terms)
-    least = max(3.0, rules.name_share * len(members))
+def member_terms(members: Iterable[Evidence]) -> Counter[str]:
+    """How many of a story's members carry each event term (for `story_names`)."""
+    return Counter(t for m in members for t in m.terms.terms)
+
+
+def story_names(counts: Mapping[str, int], size: int, title_df: Callable[[str], int],
+                rules: GroupingRules) -> frozenset[str]:
+    """The terms that name a big story: carried by many of its `size` members (`counts`, from
+    `member_terms`) and by almost no other held headline (su7 on the day of the SU7 crash; not 小米,
+    which the share-price items carry too). `title_df(term)` is how many held headlines carry it,
+    the story's own members included. The caller offers stories of `rules.story_size` members or
+    more on two platforms."""
+    least = max(3.0, rules.name_share * size)
     return frozenset(t for t, c in counts.items() if c >= least and c >= rules.name_purity * title_df(t))
 
 

@@ -51,6 +51,7 @@ from .stories import (
     evidence,
     joins_by_name,
     link,
+    member_terms,
     story_names,
 )
 from .story_vectors import VectorRows
@@ -122,6 +123,9 @@ class StoryIndex:
     # lone items that joined a big story by its name (`_attach`): group root -> {item: link}
     _attached: dict[str, dict[str, Link]] = field(default_factory=dict)
     _attached_to: dict[str, str] = field(default_factory=dict)  # item -> the root it joined
+    # groups big enough to have names, on two platforms: root -> how many members carry each term
+    _big: dict[str, Counter[str]] = field(default_factory=dict)
+    _speaker_only: set[str] = field(default_factory=set)  # held headlines that are a speaker alone
 
     def __len__(self) -> int:
         return len(self._topics)
@@ -139,6 +143,7 @@ class StoryIndex:
             self._forget(root)
         self._dirty.update(self._edges.get(tid, {}))
         ev = self._evidence.pop(tid)
+        self._speaker_only.discard(tid)
         for term in ev.title_terms:
             self._title_df[term] -= 1
             if self._title_df[term] <= 0:
@@ -163,6 +168,8 @@ class StoryIndex:
         self._touched.add(topic.source)
         self._by_source[topic.source].add(tid)
         ev = self._evidence[tid] = evidence(topic)
+        if ev.terms.speaker and not ev.terms.terms:
+            self._speaker_only.add(tid)
         for term in ev.title_terms:
             self._title_df[term] += 1
             self._postings[term].add(tid)
@@ -288,11 +295,14 @@ class StoryIndex:
             if root is not None:
                 self._forget(root)
         members_of, used_links = self._group(region)
+        size, topics = self.rules.story_size, self._topics
         for root, idx in members_of.items():
             self._groups[root] = idx
             self._group_links[root] = used_links.get(root, [])
             for x in idx:
                 self._group_of[x] = root
+            if len(idx) >= size and len({topics[x].source for x in idx}) >= 2:
+                self._big[root] = member_terms(self._evidence[x] for x in idx)
         self._attach()
         return self._finish()
 
@@ -306,17 +316,13 @@ class StoryIndex:
         evidence_of = self._evidence
         groups, group_of = self._groups, self._group_of
         df = self._title_df.__getitem__
-        lone_speakers = [tid for tid, ev in evidence_of.items()
-                         if ev.terms.speaker and not ev.terms.terms and len(groups[group_of[tid]]) == 1]
-        big = sorted(((len(idx), root) for root, idx in groups.items() if len(idx) >= rules.story_size),
-                     reverse=True)
+        lone_speakers = [tid for tid in self._speaker_only if len(groups[group_of[tid]]) == 1]
+        big = sorted(((len(groups[root]), root) for root in self._big), reverse=True)
         attached: dict[str, dict[str, Link]] = {}
         attached_to: dict[str, str] = {}
-        for _size, root in big:  # the largest story first: an item claimed twice joins the larger
+        for size, root in big:  # the largest story first: an item claimed twice joins the larger
             members = [evidence_of[i] for i in groups[root]]
-            if len({m.source for m in members}) < 2:
-                continue
-            names = story_names(members, df, rules)
+            names = story_names(self._big[root], size, df, rules)
             candidates = set(lone_speakers)
             for name in names:
                 candidates |= self._postings.get(name, set())
@@ -402,6 +408,7 @@ class StoryIndex:
         """A group that is gone or will be formed again: its cluster must be made again too."""
         self._groups.pop(root, None)
         self._group_links.pop(root, None)
+        self._big.pop(root, None)
         self._unbuild(root)
 
     def _unbuild(self, root: str) -> None:
