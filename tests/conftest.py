@@ -49,6 +49,14 @@ def settings(tmp_path: Path):
     return Settings(data_dir=tmp_path / "data", fetch_backoff_s=0, fetch_deadline_s=5)
 
 
+@pytest.fixture
+def chromium() -> str:
+    """Debian's chromium for a page test (`tests.browser.needs_chromium`)."""
+    from .browser import require_chromium
+
+    return require_chromium()
+
+
 # -- real servers (tests/servers.py): started once per run, only when a test asks ---------------
 @pytest.fixture(scope="session")
 def postgres_server():

@@ -39,9 +39,9 @@ NGINX_SITE = ROOT / "deploy" / "nginx.conf"
 
 
 def unavailable(reason: str) -> None:
-    """Skip, or fail in CI, where a server cannot be had."""
+    """Skip, or fail in CI, where a server or the browser cannot be had."""
     if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI must run the real-server tests; .ci/run installs them)", pytrace=False)
+        pytest.fail(f"{reason} (CI must run the real-server and browser tests; .ci/run installs them)", pytrace=False)
     pytest.skip(reason)
 
 

@@ -41,5 +41,21 @@ def test_missing_servers_skip_locally_and_fail_in_ci(monkeypatch):
     with pytest.raises(pytest.skip.Exception, match="Redis is not installed"):
         servers.start_redis()
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI must run the real-server tests"):
+    with pytest.raises(pytest.fail.Exception, match="CI must run the real-server"):
         servers.start_redis()
+
+
+def test_missing_chromium_skips_locally_and_fails_in_ci(monkeypatch):
+    import pytest
+
+    from tests import browser
+
+    monkeypatch.setattr(browser, "CHROMIUM", None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
+        browser.require_chromium()
+    monkeypatch.setenv("CI", "1")
+    with pytest.raises(pytest.fail.Exception, match="CI must run"):
+        browser.require_chromium()
+    with pytest.raises(pytest.fail.Exception, match="CI must run"), browser.chromium_page():
+        pass
