@@ -77,6 +77,7 @@ def test_model_failing_to_load_starts_degraded_and_ranks_lexically(tmp_path):
         agent.ranking.build_embedder = original  # type: ignore[assignment]
 
 
+@pytest.mark.sqlite_only  # SQLite's own page limit stands in for a full disk
 def test_disk_full_is_a_clear_error_and_corrupts_nothing(tmp_path):
     store = Store(tmp_path / "s.db")
     ok = [Topic(source="weibo", item_id=str(i), title=f"topic {i}", heat=float(i)) for i in range(20)]
@@ -161,12 +162,11 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
         server.stop()
 
 
-def test_replaying_after_failed_live_fetches_is_degraded(tmp_path):
+def test_replaying_after_failed_live_fetches_is_degraded(tmp_path, store):
     def down(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("unreachable", request=request)
 
     settings = Settings(data_dir=tmp_path / "d", api_keys=KEY, fetch_retries=0, fetch_backoff_s=0)
-    store = Store(settings.db_path)
     collector = Collector(settings, store, transport=httpx.MockTransport(down))
     runtime = Runtime.build(settings, store=store, collector=collector, embedder=HashEmbedder())
     with TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False)) as c:
