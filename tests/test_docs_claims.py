@@ -1,4 +1,4 @@
-"""docs/dependencies.md quotes each runtime dependency's floor; pyproject.toml declares it. They agree."""
+"""Claims in the docs that the tree can check: dependency floors, and the benchmark tables `make bench` rewrites."""
 
 from __future__ import annotations
 
@@ -20,3 +20,12 @@ def test_every_documented_floor_is_the_declared_one() -> None:
     assert len(documented) >= 10
     wrong = {name: (floor, declared.get(name)) for name, floor in documented.items() if declared.get(name) != floor}
     assert not wrong, f"docs/dependencies.md floor vs pyproject.toml: {wrong}"
+
+
+def test_every_regenerated_benchmark_table_has_its_block() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_tables.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
