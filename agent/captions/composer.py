@@ -13,14 +13,12 @@ from typing import Any, Protocol
 
 import httpx
 
+from ..platforms import weak_headline
 from .caption import Caption
 from .summarize import summarize
 from .templates import compose_caption
 
 __all__ = ["CaptionComposer", "LlmConfig", "StoryLookup"]
-
-# Lists whose titles read badly as a headline ("owner/repo", "Super_Bowl_LIX" article names)
-_WEAK_HEADLINES = ("github_trending", "wikipedia")
 
 
 class StoryLookup(Protocol):
@@ -44,9 +42,9 @@ class LlmConfig:
 
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
     """The member that words the story best: the matched item, unless a news-like list does better."""
-    if topic.source not in _WEAK_HEADLINES:
+    if not weak_headline(topic.source):
         return topic
-    better = [m for m in members if m.source not in _WEAK_HEADLINES]
+    better = [m for m in members if not weak_headline(m.source)]
     return max(better, key=lambda m: m.heat or 0) if better else topic
 
 
