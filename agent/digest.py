@@ -11,7 +11,7 @@ from typing import Any, Literal
 from .links import safe_link
 from .models import utcnow
 from .platforms import platform_name
-from .ranking.heat import normalised_heat, story_heat
+from .ranking.fair_heat import normalised_heat, story_heat
 from .store import Store
 from .stories import Story
 from .story_answer import story_answer
@@ -29,7 +29,7 @@ class DigestItem:
     title: str
     platforms: list[dict[str, Any]]  # {source, id, rank, heat (raw), normalised, url (safe or None), title}
     heat: float  # raw heats summed: display only, scales differ by platform
-    score: float  # fair heat: each platform's best normalised heat, summed (agent/ranking/heat.py)
+    score: float  # fair heat: each platform's best normalised heat, summed (agent/ranking/fair_heat.py)
     trend: Trend
     history: list[float] = field(default_factory=list)  # the lead member's normalised heat over time
     why: dict[str, Any] = field(default_factory=dict)  # {"summary": str, "links": [...]} when merged

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from .links import readable_link, safe_link
 from .models import Topic
 from .platforms import platform_name
-from .ranking.heat import normalised_heat
+from .ranking.fair_heat import normalised_heat
 from .store.records import StoredTopic
 from .stories import Story
 

@@ -12,7 +12,7 @@ import pytest
 
 from agent.digest import build_digest, render_digest
 from agent.models import Topic
-from agent.ranking.heat import normalised_heat, story_heat
+from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
 from agent.store import SQLiteStore
 from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases

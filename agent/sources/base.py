@@ -18,7 +18,7 @@ import httpx
 from pydantic import ValidationError
 
 from ..errors import BlockedError, FetchError, ParseError, SourceError, UpstreamError
-from ..heat import parse_heat
+from .heat import parse_heat
 from ..models import Lang, Topic, detect_lang, stable_id, utcnow
 
 if TYPE_CHECKING:
