@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
-from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Silenced, Start, Utterance
+from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -82,7 +82,7 @@ class RankParams(_Params):
         "(0 = off): the window gives context, but new captions need new words about them"))
 
 
-async def rank(ctx: RunContext, said: Utterance, p: RankParams) -> tuple[Candidates, str]:
+async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, str]:
     session = said.session
     early = session.gate.blocked(said.now)
     if early is not None:
@@ -227,7 +227,7 @@ STEPS: dict[str, Step] = {
         Step("fetch", FetchParams, fetch, "fetch sources once and refresh the ranking index",
              (Start,), Fetched),
         Step("rank", RankParams, rank, "rank current topics against the session's conversation",
-             (Utterance,), Candidates),
+             (Said,), Candidates),
         Step("filter", FilterParams, filter_items, "keep/drop candidates by keywords, regex or source",
              (Candidates,)),
         Step("gate", GateParams, gate, "decide whether to show the best candidate now",
