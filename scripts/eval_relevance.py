@@ -59,15 +59,9 @@ from agent.models import Topic  # noqa: E402
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder  # noqa: E402
 from agent.ranking.scoring import CalibrationProfile  # noqa: E402
 from agent.settings import Settings  # noqa: E402
+from agent.testing import pct  # noqa: E402
 
 ROOT = devsets.ROOT
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def recall_row(results: list[list[Any]], queries: list[dict]) -> dict[str, float]:
