@@ -41,8 +41,7 @@ from .joblocks import job_locks_for
 from .live import LiveLoop, LiveResult
 from .metrics import Metrics
 from .model_loading import load_ranker
-from .ranking import Ranked, Ranker
-from .ranking.window import ConversationWindow
+from .ranking import Ranked, Ranker, RankQuery
 from .resources import workflows_dir
 from .scheduling import FetchJob
 from .sessions import Session, SessionManager, SessionStore
@@ -214,11 +213,8 @@ class Runtime:
         """Re-index the current snapshot of every source and re-cluster across platforms."""
         return await self.index.refresh()
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
-                   exclude: set[str] | None = None, gate: bool = False, gate_offset: float = 0.0,
-                   latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
-        return await self.index.rank(query, top_k=top_k, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
-                                     gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k)
+    async def rank(self, q: RankQuery) -> list[Ranked]:
+        return await self.index.rank(q)
 
     def cluster_list(self) -> list[Story]:
         return self.index.cluster_list()

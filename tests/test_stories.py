@@ -12,6 +12,7 @@ import pytest
 
 from agent.digest import build_digest, render_digest
 from agent.models import Topic
+from agent.ranking import RankQuery
 from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
 from agent.store import SQLiteStore
@@ -339,7 +340,7 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
                      topic("baidu", "b2", "大熊猫芦芦去世 死因公布", rank=2, heat=4e5)])
     await rt.start()
     try:
-        ranked = await rt.rank("油价最大跌幅", top_k=1, prior=False)
+        ranked = await rt.rank(RankQuery(text="油价最大跌幅", top_k=1, prior=False))
         caption = rt.composer.compose(ranked[0], profile="hud-web")
         assert "百度#1 · 抖音#9" in caption.text
         assert "百度#1 · 抖音#9 50万" in caption.text  # the leading platform's own heat, not a sum of two scales
