@@ -40,8 +40,8 @@ from .errors import InputError
 from .joblocks import job_locks_for
 from .live import LiveLoop, LiveResult
 from .metrics import Metrics
-from .model_loading import load_ranker
-from .ranking import Ranked, Ranker, RankQuery
+from .model_loading import EmbedderFactory, fixed_embedder, load_ranker
+from .ranking import Embedder, Ranked, Ranker, RankQuery, build_embedder
 from .resources import workflows_dir
 from .scheduling import FetchJob
 from .sessions import Session, SessionManager, SessionStore
@@ -81,10 +81,13 @@ class UtteranceResult:
 
 class Runtime:
     def __init__(self, *, settings: Settings, store: Store, collector: Collector, sessions: SessionStore,
-                 hud: CaptionFanout, metrics: Metrics | None = None, embedder: Any = "settings") -> None:
+                 hud: CaptionFanout, metrics: Metrics | None = None,
+                 embedder: EmbedderFactory | Embedder | None = build_embedder) -> None:
         self.settings, self.store, self.collector, self.sessions, self.hud = settings, store, collector, sessions, hud
         self.metrics = metrics or Metrics()
-        self.embedder_choice = embedder  # "settings" = build from settings; else an Embedder, or None for lexical
+        # the model is made in `start`, off the event loop: the factory, or the embedder given (None: lexical)
+        self.make_embedder: EmbedderFactory = (
+            fixed_embedder(embedder) if embedder is None or isinstance(embedder, Embedder) else embedder)
         self.model_error: str | None = None
         self.index = TopicIndex(store, metrics=self.metrics)
         llm = (LlmConfig(base_url=settings.llm_base_url, model=settings.llm_model,
@@ -101,7 +104,7 @@ class Runtime:
     # -- construction ----------------------------------------------------------
     @classmethod
     def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
-              embedder: Any = "settings") -> Runtime:
+              embedder: EmbedderFactory | Embedder | None = build_embedder) -> Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
         store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
@@ -132,7 +135,7 @@ class Runtime:
     # -- lifecycle -------------------------------------------------------------
     async def start(self) -> None:
         """Load the embedding model (degrading to lexical ranking if it fails) and index the store."""
-        loaded = await load_ranker(self.settings, self.embedder_choice)
+        loaded = await load_ranker(self.settings, self.make_embedder)
         self.model_error = loaded.model_error
         self.index.ranker = loaded.ranker
         if isinstance(self.hud, RedisFanout):

@@ -23,6 +23,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.api import create_app  # noqa: E402
+from agent.model_loading import fixed_embedder  # noqa: E402
 from agent.ranking import build_embedder  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.testing import pct  # noqa: E402
@@ -44,7 +45,7 @@ def main() -> int:
     need_upstream()
     overrides = {"llm_base_url": "http://llm.test/v1"} if args.slow_llm else {}
     runtime = real_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-")), **overrides)
-    runtime.embedder_choice = build_embedder(Settings(embedder=args.embedder, offline=True))
+    runtime.make_embedder = fixed_embedder(build_embedder(Settings(embedder=args.embedder, offline=True)))
     if args.slow_llm:
         async def slow(request: httpx.Request) -> httpx.Response:
             await asyncio.sleep(args.slow_llm)

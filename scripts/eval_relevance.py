@@ -141,7 +141,7 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
     settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
                                            "rate_limit_per_s": 100000.0, "rate_limit_burst": 100000})
-    embedder: Any = "settings" if args.embedder is None else build_embedder(settings, args.embedder)
+    embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
     runtime = Runtime.build(settings, embedder=embedder)
     if fetched:
         by_source: dict[str, list[Topic]] = {}
