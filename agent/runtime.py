@@ -31,7 +31,6 @@ from .display import Display
 from .display.base import CaptionFanout
 from .display.configured import build_displays
 from .display.hud import HudHub
-from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
 from .display.redis_fanout import RedisFanout
 from .display.router import DisplayRouter
@@ -93,19 +92,29 @@ class Runtime:
         llm = (LlmConfig(base_url=settings.llm_base_url, model=settings.llm_model,
                          api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None)
                if settings.llm_base_url else None)
-        self.composer = CaptionComposer(self.index, llm=llm)
-        self.router = DisplayRouter({"hud": hud})
+        llm_client = None
+        if llm is not None:
+            import httpx
+
+            llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
+        self.composer = CaptionComposer(self.index, llm=llm, llm_client=llm_client)
+        # the MentraOS app server (`mentra`, when that display is configured) hears transcripts only
+        # once the service runs, by which time the live loop below exists
+        displays, self.mentra = build_displays(settings, hud, on_transcript=self._on_mentra_transcript)
+        self.router = DisplayRouter(displays)
         self.fetch_job = FetchJob(collector, job_locks_for(settings))
-        self.deps: PartsDeps | None = None
-        self.mentra: MentraApp | None = None  # the MentraOS app server, when the mentra display is configured
-        self._engine: WorkflowEngine | None = None
-        self.live: LiveLoop | None = None
+        self.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=self.index, composer=self.composer,
+                              router=self.router, fetch_job=self.fetch_job)
+        self._engine = WorkflowEngine(self.deps, settings.workflows_dir or workflows_dir())
+        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        self.live = LiveLoop(self._engine, sessions, metrics=self.metrics, shared=shared)
 
     # -- construction ----------------------------------------------------------
     @classmethod
     def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
               embedder: EmbedderFactory | Embedder | None = build_embedder) -> Runtime:
-        """Wire every part; the model is loaded later by `start` (off the event loop)."""
+        """Open the store and the collector, make every part and watch them; the model is loaded later
+        by `start` (off the event loop)."""
         store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
                       sessions=SessionManager(store), hud=_caption_fanout(settings), embedder=embedder)
@@ -118,18 +127,6 @@ class Runtime:
         runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                               lambda: runtime.ranker.batcher.queue_depth
                               if runtime.ranker and runtime.ranker.batcher else 0)
-        displays, runtime.mentra = build_displays(settings, runtime.hud, on_transcript=runtime._on_mentra_transcript)
-        runtime.router = DisplayRouter(displays)
-        if settings.llm_base_url:
-            import httpx
-
-            runtime.composer.llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
-        runtime.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=runtime.index,
-                                 composer=runtime.composer, router=runtime.router, fetch_job=runtime.fetch_job)
-        engine = WorkflowEngine(runtime.deps, settings.workflows_dir or workflows_dir())
-        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
-        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics, shared=shared)
-        runtime.engine = engine
         return runtime
 
     # -- lifecycle -------------------------------------------------------------
@@ -148,7 +145,7 @@ class Runtime:
             await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
-        if self.live is not None and self.live.shared is not None:
+        if self.live.shared is not None:
             await self.live.shared.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:
             self.ranker.batcher.close()
@@ -173,15 +170,14 @@ class Runtime:
 
     # -- delegations kept for the call sites ---------------------------------------
     @property
-    def engine(self) -> WorkflowEngine | None:
+    def engine(self) -> WorkflowEngine:
         return self._engine
 
     @engine.setter
-    def engine(self, engine: WorkflowEngine | None) -> None:
+    def engine(self, engine: WorkflowEngine) -> None:
         """Swapping the engine (e.g. another workflows folder) swaps it for the live loop too."""
         self._engine = engine
-        if self.live is not None and engine is not None:
-            self.live.engine = engine
+        self.live.engine = engine
 
     @property
     def ranker(self) -> Ranker | None:
@@ -228,5 +224,4 @@ class Runtime:
     async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,
                                now: float | None = None) -> UtteranceResult:
         """One utterance in, captions out (usually none): the glasses' whole loop."""
-        assert self.live is not None
         return UtteranceResult.of(await self.live.hear(session, text, final=final, now=now))

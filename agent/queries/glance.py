@@ -45,8 +45,7 @@ class Glance:
 
 def _rank_params(runtime: Runtime) -> RankParams:
     """The rank step's parameters in the workflow that captions utterances (the defaults without one)."""
-    engine = runtime.engine
-    for spec in engine.for_event("utterance") if engine is not None else ():
+    for spec in runtime.engine.for_event("utterance"):
         for step in spec.steps:
             if step.use == "rank" and isinstance(step.params, RankParams):
                 return step.params
