@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .captions.caption import Caption
-from .captions.composer import CaptionComposer, LlmConfig
+from .captions.composer import CaptionComposer
 from .collect import Collector
 from .display import Display
 from .display.base import CaptionFanout
@@ -38,6 +38,7 @@ from .engine.runner import WorkflowEngine
 from .errors import InputError
 from .joblocks import job_locks_for
 from .live import LiveLoop, LiveResult
+from .llm import LlmConfig
 from .metrics import Metrics
 from .model_loading import EmbedderFactory, fixed_embedder, load_ranker
 from .ranking import Embedder, Ranked, Ranker, RankQuery, build_embedder
@@ -89,9 +90,7 @@ class Runtime:
             fixed_embedder(embedder) if embedder is None or isinstance(embedder, Embedder) else embedder)
         self.model_error: str | None = None
         self.index = TopicIndex(store, metrics=self.metrics)
-        llm = (LlmConfig(base_url=settings.llm_base_url, model=settings.llm_model,
-                         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None)
-               if settings.llm_base_url else None)
+        llm = LlmConfig.from_settings(settings)
         llm_client = None
         if llm is not None:
             import httpx

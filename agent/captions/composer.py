@@ -8,17 +8,17 @@ captions here and in chat name the same story the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
 
+from ..llm import LlmConfig
 from ..platforms import weak_headline
 from .caption import Caption
 from .summarize import summarize
 from .templates import compose_caption
 
-__all__ = ["CaptionComposer", "LlmConfig", "StoryLookup"]
+__all__ = ["CaptionComposer", "StoryLookup"]
 
 
 class StoryLookup(Protocol):
@@ -29,15 +29,6 @@ class StoryLookup(Protocol):
 
     @property
     def stored(self) -> Mapping[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class LlmConfig:
-    """The OpenAI-compatible endpoint used for glosses."""
-
-    base_url: str
-    model: str
-    api_key: str | None = None
 
 
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
