@@ -268,8 +268,8 @@ def test_digest_json_lists_rank_raw_heat_and_why_merged(store: Store) -> None:
     assert "百度 \\#9 · 490万 · 2个平台" in md and "fair heat" not in md  # Baidu's only item leads its list
 
 
-def test_digest_names_each_platform_in_the_digest_language(tmp_path: Path) -> None:
-    store = _store_with(tmp_path, [
+def test_digest_names_each_platform_in_the_digest_language(store: Store) -> None:
+    _store_with(store, [
         Topic(source="wikipedia", item_id="w", title="Super Bowl LIX halftime show", rank=1, heat=2e6, lang="en"),
         Topic(source="hackernews", item_id="h", title="A new open source database engine", rank=3, heat=412,
               lang="en"),
@@ -279,6 +279,7 @@ def test_digest_names_each_platform_in_the_digest_language(tmp_path: Path) -> No
     assert "Wikipedia \\#1" in en and "Hacker News \\#3" in en
     zh = render_digest(build_digest(store), "md")
     assert "维基百科 \\#1" in zh and "微博 \\#2" in zh
+
 
 @needs_chromium
 def test_digest_page_reads_like_a_news_page_in_a_real_browser(store: Store, tmp_path: Path) -> None:
