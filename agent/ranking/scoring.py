@@ -216,9 +216,13 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None) -> Scores:
-    """Channel scores for every topic in `snapshot` (all arrays row-aligned with it)."""
+    """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
+
+    `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's."""
     n = len(snapshot)
-    lang = lang or lang_of(" ".join(t for t, _ in parts))
+    # the newest utterance decides: a session that switches language is judged by the gate of
+    # the line just said, not by whichever script the older lines of its window happen to hold
+    lang = lang or (lang_of(parts[-1][0]) if parts else "en")
     cal = profile.lang(lang)
     dense = topic_z = np.zeros(n, dtype=np.float32)
     use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
