@@ -18,6 +18,12 @@ there, and utterance→decision latency.
     .venv/bin/python scripts/eval_relevance.py --live                  # report half
     .venv/bin/python scripts/eval_relevance.py --live --limit 60       # a quick subset
 
+ASR mode (--asr, offline and live): every mention and small-talk line as a speech recogniser
+delivers it (scripts/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
+is said as two utterances of one session, and a caption shown after either counts.
+
+    .venv/bin/python scripts/eval_relevance.py --live --asr            # report half, speech
+
 Real lists (--days): for each labelled dev day (../shared/days/<day>/), the service holds that
 day's full lists as our parsers read them, stored as one fetch cycle (what `serve` indexes), and
 hears, each in a fresh session through the same route: the mentions retold from the day's Baidu
@@ -53,6 +59,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
+from asr import asr_pieces, asr_text  # noqa: E402
 
 from agent.commands.rank import load_topics  # noqa: E402
 from agent.models import Topic  # noqa: E402
@@ -104,13 +111,14 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
             rel, _ = devsets.load(args.devsets)
             entries = devsets.entries(rel[lang]["topics"], tmp)
             queries = pick(rel[lang]["queries"], args.split, args.limit)
-            label = f"devsets/{args.split}"
+            label = f"devsets/{args.split}" + (" asr" if args.asr else "")
         ranker = Ranker(emb, entries, cache=cache)
         for channel in args.channels:
             if emb is None and channel != "lexical":
                 continue
             t0 = time.perf_counter()
-            results = ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels=channel)
+            texts = [asr_text(q["text"], lang) if args.asr else q["text"] for q in queries]
+            results = ranker.rank_many_sync(texts, top_k=10, channels=channel)
             m = recall_row(results, queries)
             print(f"| {label} | {lang} | {channel} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']} |",
                   flush=True)
@@ -126,14 +134,16 @@ def parse_heat(text: Any) -> float | None:
     return float(m.group(1)) * {"万": 1e4, "亿": 1e8}.get(m.group(2) or "", 1.0)
 
 
-Say = Callable[[str], Awaitable[tuple[dict, float]]]
+Say = Callable[..., Awaitable[tuple[dict, list[float]]]]
 
 
 @asynccontextmanager
 async def served(args: argparse.Namespace, settings: Settings, topics: list[Topic], *,
                  fetched: bool = False) -> AsyncIterator[tuple[Say, Any]]:
     """A real service runtime holding `topics` (stored as one fetch cycle when `fetched`, else
-    ingested), and `say(text)`: one utterance in a fresh session through the HTTP route."""
+    ingested), and `say(*texts)`: the texts as consecutive utterances of a fresh session through the
+    HTTP route, answered by the first decision that showed a caption (else the last) and the
+    latency of each utterance."""
     import httpx
 
     from agent.api import create_app
@@ -163,18 +173,29 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
         async with app.router.lifespan_context(app), httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app), base_url="http://eval", headers=headers, timeout=60) as http:
 
-            async def say(text: str) -> tuple[dict, float]:
+            async def say(*texts: str) -> tuple[dict, list[float]]:
                 s = (await http.post("/v1/sessions", json={"profile": args.profile})).json()
-                t0 = time.perf_counter()
-                r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
-                elapsed = (time.perf_counter() - t0) * 1000
-                if r.status_code != 200:
-                    raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
-                return r.json(), elapsed
+                out: dict = {}
+                elapsed: list[float] = []
+                for text in texts:
+                    t0 = time.perf_counter()
+                    r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
+                    elapsed.append((time.perf_counter() - t0) * 1000)
+                    if r.status_code != 200:
+                        raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
+                    out = r.json()
+                    if shown(out) is not None:
+                        break  # the caption is on the glasses: the rest of the line meets its display lock
+                return out, elapsed
 
             yield say, runtime
     finally:
         await runtime.aclose()
+
+
+def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
+    """The utterances one line arrives as: itself, or two recognised pieces in ASR mode."""
+    return asr_pieces(text, lang) if args.asr else (text,)
 
 
 def shown(out: dict) -> str | None:
@@ -195,8 +216,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
             right = wrong = 0
             lat: list[float] = []
             for q in mentions:
-                out, ms = await say(q["text"])
-                lat.append(ms)
+                out, ms = await say(*spoken(args, q["text"], lang))
+                lat.extend(ms)
                 topic_id = shown(out)
                 if topic_id is not None:
                     want = {runtime.story_key(r) for r in q["relevant"]}
@@ -206,8 +227,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
                         wrong += 1
             chatty = 0
             for line in lines:
-                out, ms = await say(line)
-                lat.append(ms)
+                out, ms = await say(*spoken(args, line, lang))
+                lat.extend(ms)
                 chatty += shown(out) is not None
             rows.append({"lang": lang, "mentions": len(mentions), "right": right / max(len(mentions), 1),
                          "wrong": wrong / max(len(mentions), 1), "small_talk": len(lines),
@@ -217,7 +238,7 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
         topics_n = len(runtime.ranker) if runtime.ranker else 0
         model = runtime.model_name
     print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
-          f"model {model}\n")
+          f"model {model}, {'ASR mode (two recognised pieces per line)' if args.asr else 'written lines'}\n")
     print("| lang | mentions | right caption | wrong caption | small-talk lines | small talk captioned "
           "| decision p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -254,8 +275,8 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
                                      "false": {lang: Counter() for lang in lines}, "lines": {}, "captioned": {},
                                      "lat": [], "right_all": 0}
                 for m in day.mentions:
-                    out, ms = await say(m.text)
-                    r["lat"].append(ms)
+                    out, ms = await say(*spoken(args, m.text, "zh"))
+                    r["lat"].extend(ms)
                     topic_id = shown(out)
                     # a mention measures its own platform, and each platform its story reaches
                     for platform in {m.source} | {day.source_of[t] for t in m.right}:
@@ -267,8 +288,8 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
                 for lang, said in lines.items():
                     captioned = 0
                     for line in said:
-                        out, ms = await say(line)
-                        r["lat"].append(ms)
+                        out, ms = await say(*spoken(args, line, lang))
+                        r["lat"].extend(ms)
                         topic_id = shown(out)
                         if topic_id is not None:
                             captioned += 1
@@ -330,6 +351,7 @@ def main() -> int:
     ap.add_argument("--embedder", default=None, help="default: settings.embedder")
     ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
     ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
+    ap.add_argument("--asr", action="store_true", help="lines as a speech recogniser delivers them (see above)")
     ap.add_argument("--days", action="store_true", help="judge on the labelled days' real lists (see above)")
     ap.add_argument("--day", nargs="+", default=None, help="--days: only these days")
     ap.add_argument("--profiles", type=Path, default=None,
