@@ -97,7 +97,7 @@ def _numbers(text: str, lang: str) -> str:
             return "百分之" + said if lang == "zh" else f" {said} percent "
         return said if lang == "zh" else f" {said} "
 
-    return _NUMBER.sub(spell, text)
+    return re.sub(r"(\w) +'(?=\w)", r"\1'", _NUMBER.sub(spell, text))  # "19's" → "nineteen's"
 
 
 def _strip_punctuation(text: str, lang: str) -> str:

@@ -92,7 +92,8 @@ async def rank(ctx: RunContext, said: Utterance, p: RankParams) -> tuple[Candida
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
     ranked = await ctx.deps.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
                                  gate=True, gate_offset=session.gate.policy.relevance_offset,
-                                 latest=said.text, latest_top_k=p.latest_top_k)
+                                 # the newest sentence: a recogniser's pieces of it are joined in the window
+                                 latest=session.window.newest() or said.text, latest_top_k=p.latest_top_k)
     detail = f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
     return Candidates(said, ranked), detail
 
