@@ -24,6 +24,12 @@ is said as two utterances of one session, and a caption shown after either count
 
     .venv/bin/python scripts/eval_relevance.py --live --asr            # report half, speech
 
+Homophones (--homophones RATE, with either mode): that share of the Han characters of every
+Chinese line is replaced by another character of the same pinyin (scripts/homophones.py,
+seeded), the Chinese recogniser's commonest error.
+
+    .venv/bin/python scripts/eval_relevance.py --homophones 0.05 --channels hybrid
+
 Real lists (--days): for each labelled dev day (../shared/days/<day>/), the service holds that
 day's full lists as our parsers read them, stored as one fetch cycle (what `serve` indexes), and
 hears, each in a fresh session through the same route: the mentions retold from the day's Baidu
@@ -38,6 +44,12 @@ the gate fitted without it: leave one day out.
 
     .venv/bin/python scripts/eval_relevance.py --days                  # shipped profile, report half
     .venv/bin/python scripts/eval_relevance.py --days --profiles /tmp/lodo   # leave one day out
+
+Across languages (--cross): each labelled day's lists served as above, and in fresh sessions the
+synthetic English probes about that day's Chinese stories (fixtures/relevance/crosslingual-synthetic,
+written by us) and the real English small talk; with --profiles, leave one day out.
+
+    .venv/bin/python scripts/eval_relevance.py --cross
 """
 
 from __future__ import annotations
@@ -111,13 +123,14 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
             rel, _ = devsets.load(args.devsets)
             entries = devsets.entries(rel[lang]["topics"], tmp)
             queries = pick(rel[lang]["queries"], args.split, args.limit)
-            label = f"devsets/{args.split}" + (" asr" if args.asr else "")
+            label = f"devsets/{args.split}" + (" asr" if args.asr else "") + (
+                f" homophones {args.homophones}" if args.homophones else "")
         ranker = Ranker(emb, entries, cache=cache)
         for channel in args.channels:
             if emb is None and channel != "lexical":
                 continue
             t0 = time.perf_counter()
-            texts = [asr_text(q["text"], lang) if args.asr else q["text"] for q in queries]
+            texts = [heard(args, q["text"], lang) for q in queries]
             results = ranker.rank_many_sync(texts, top_k=10, channels=channel)
             m = recall_row(results, queries)
             print(f"| {label} | {lang} | {channel} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']} |",
@@ -193,9 +206,31 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
         await runtime.aclose()
 
 
+def misheard(args: argparse.Namespace, text: str, lang: str) -> str:
+    """A Chinese line with --homophones' share of its characters replaced by homophones."""
+    return homophones(args).noisy(text, args.homophones) if args.homophones and lang == "zh" else text
+
+
+def heard(args: argparse.Namespace, text: str, lang: str) -> str:
+    """One line as the recogniser writes it: with homophones (--homophones), as ASR text (--asr)."""
+    text = misheard(args, text, lang)
+    return asr_text(text, lang) if args.asr else text
+
+
+def homophones(args: argparse.Namespace) -> Any:
+    if getattr(args, "sounds", None) is None:
+        from homophones import Homophones
+
+        rel, chat = devsets.load(args.devsets)
+        args.sounds = Homophones([t["title"] for t in rel["zh"]["topics"]] + [q["text"] for q in rel["zh"]["queries"]]
+                                 + chat["zh"])
+    return args.sounds
+
+
 def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
     """The utterances one line arrives as: itself, or two recognised pieces in ASR mode."""
-    return asr_pieces(text, lang) if args.asr else (text,)
+    said = misheard(args, text, lang)
+    return asr_pieces(said, lang) if args.asr else (said,)
 
 
 def shown(out: dict) -> str | None:
@@ -238,7 +273,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
         topics_n = len(runtime.ranker) if runtime.ranker else 0
         model = runtime.model_name
     print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
-          f"model {model}, {'ASR mode (two recognised pieces per line)' if args.asr else 'written lines'}\n")
+          f"model {model}, {'ASR mode (two recognised pieces per line)' if args.asr else 'written lines'}"
+          f"{f', homophones {args.homophones}' if args.homophones else ''}\n")
     print("| lang | mentions | right caption | wrong caption | small-talk lines | small talk captioned "
           "| decision p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -340,6 +376,44 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+PROBES = ROOT / "fixtures" / "relevance" / "crosslingual-synthetic" / "en-about-zh-synthetic.json"
+
+
+async def cross(args: argparse.Namespace, settings: Settings) -> int:
+    """English lines about each labelled day's Chinese stories (synthetic probes, written by us)
+    and the report half of the real English small talk, each in a fresh session against that
+    day's full lists as served."""
+    probes = json.loads(PROBES.read_text(encoding="utf-8"))["days"]
+    _, chat = devsets.load(args.devsets)
+    lines = pick(chat["en"], args.split, args.limit)
+    rows = []
+    for name in args.day or devsets.DEV_DAYS:
+        day = devsets.load_day(name, settings, args.devsets)
+        async with served(args, settings, day.topics, fetched=True) as (say, runtime):
+            profile = day_profile(args, name)
+            if profile is not None and runtime.ranker is not None:
+                runtime.ranker.profile = profile
+            right = wrong = 0
+            for p in probes[name]:
+                out, _ = await say(*spoken(args, p["text"], "en"))
+                topic_id = shown(out)
+                right += topic_id in day.right_of[p["about"]]
+                wrong += topic_id is not None and topic_id not in day.right_of[p["about"]]
+            captioned = 0
+            for line in lines:
+                out, _ = await say(*spoken(args, line, "en"))
+                captioned += shown(out) is not None
+        rows.append((name, len(probes[name]), right, wrong, len(lines), captioned))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    gate = "gate fitted without each day (" + str(args.profiles) + ")" if args.profiles else "shipped profile"
+    print(f"cross-lingual: English about Chinese lists (synthetic probes, {PROBES.name}); {gate}\n")
+    print("| day | probes | right caption | wrong caption | English small-talk lines | captioned |\n"
+          "|---|---|---|---|---|---|")
+    for name, n, right, wrong, n_lines, captioned in rows:
+        print(f"| {name} | {n} | {right} | {wrong} | {n_lines} | {captioned / max(n_lines, 1):.3f} |")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--devsets", type=Path, default=devsets.DEVSETS)
@@ -352,13 +426,17 @@ def main() -> int:
     ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
     ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
     ap.add_argument("--asr", action="store_true", help="lines as a speech recogniser delivers them (see above)")
+    ap.add_argument("--homophones", type=float, default=0.0, help="share of Han characters replaced (see above)")
     ap.add_argument("--days", action="store_true", help="judge on the labelled days' real lists (see above)")
+    ap.add_argument("--cross", action="store_true", help="English probes about each day's Chinese lists (see above)")
     ap.add_argument("--day", nargs="+", default=None, help="--days: only these days")
     ap.add_argument("--profiles", type=Path, default=None,
                     help="--days: a folder of without-<day>.json profiles (tune_relevance.py --lodo-out)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     settings = Settings()
+    if args.cross:
+        return asyncio.run(cross(args, settings))
     if args.days:
         return asyncio.run(days(args, settings))
     if args.live:
