@@ -7,6 +7,7 @@
     topic z   = z-score of cos(query, topic) against that topic's own cosines to a fixed sample
                 of everyday talk in the query's language (background.py) / dense_z_scale
     evidence  = g_dense * topic z + (1 - g_dense) * lexical       what the relevance gate reads
+                (topic z alone, against its own bar `cross_gate`, for a topic in the other script)
 
 Ordering and the gate ask different questions. Which topic is this line about is a
 comparison among topics for one query, and the per-query z-score answers it best (recall
@@ -83,6 +84,9 @@ class LanguageCalibration:
     gate: float = 0.58  # relevance a match needs, at `gate_ref_n` topics, when the model answered
     gate_lexical: float = 0.58  # relevance a match needs when only BM25 answered (no model, or shed)
     gate_dense: float | None = None  # dense weight in the gate's evidence (None: the fusion weight `dense`)
+    # the bar on the topic's own dense z alone for topics in the other script (a line in English about a
+    # Chinese title shares no words with it, so the lexical part of the evidence is silent); None: as same-script
+    cross_gate: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
@@ -245,4 +249,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     if cal.gate_dense is not None or topic_z is not dense:
         g_dense, g_lex = cal.gate_weights()
         evidence = (g_dense * topic_z + g_lex * lex).astype(np.float32)
+        if cal.cross_gate is not None and len(snapshot.cjk) == n:
+            # the pair's bar, moved onto the same-script bar so that one threshold serves every row
+            cross = snapshot.cjk != (lang == "zh")
+            evidence = np.where(cross, topic_z + (cal.gate - cal.cross_gate), evidence).astype(np.float32)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
