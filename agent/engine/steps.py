@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..captions.templates import caption_lang
 from ..errors import ConfigError
 from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Silenced, Start, Utterance
 
@@ -154,8 +155,9 @@ class CaptionParams(_Params):
 
 async def caption(ctx: RunContext, picked: Chosen, p: CaptionParams) -> tuple[Captioned, str]:
     session = picked.utterance.session
+    # the title stays the topic's own; its meta line is in the language the wearer just spoke
     made = ctx.deps.compose_caption(picked.chosen, profile=p.profile or session.profile, ttl_ms=p.ttl_ms,
-                                    session_id=session.id)
+                                    session_id=session.id, lang=caption_lang(picked.utterance.text))
     return Captioned(picked.utterance, picked.decision, picked.chosen, made), made.text.replace("\n", " / ")
 
 
@@ -170,7 +172,8 @@ async def summarize(ctx: RunContext, done: Captioned, p: SummarizeParams) -> tup
         return done, "kept template (no LLM configured, or it was slow or failed)"
     made = done.caption
     reworded = ctx.deps.compose_caption(done.chosen, profile=made.profile, ttl_ms=made.ttl_ms,
-                                        session_id=made.session_id, summary=gloss)
+                                        session_id=made.session_id, summary=gloss,
+                                        lang=caption_lang(done.utterance.text))
     return Captioned(done.utterance, done.decision, done.chosen, reworded), "summarized"
 
 
