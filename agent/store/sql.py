@@ -116,7 +116,8 @@ class SQLStore(ABC):
 
     def prune(self, retention_days: int, *, keep_utterances_days: int = 0, now: datetime | None = None) -> int:
         """Drop observations, caption decisions and workflow runs older than the retention window (and
-        topics left with no observation); blank utterance words older than `keep_utterances_days`."""
+        topics left with no observation, sessions left with no decision); blank utterance words older
+        than `keep_utterances_days`."""
         now = now or utcnow()
         cutoff = _iso(now - timedelta(days=retention_days))
         words_cutoff = _iso(now - timedelta(days=keep_utterances_days))
@@ -128,6 +129,8 @@ class SQLStore(ABC):
             db.execute("DELETE FROM decisions WHERE at < ?", (cutoff,))
             db.execute("DELETE FROM workflow_runs WHERE started_at < ?", (cutoff,))
             db.execute("UPDATE decisions SET utterance = '' WHERE at < ? AND utterance <> ''", (words_cutoff,))
+            db.execute("DELETE FROM sessions WHERE created_at < ? AND id NOT IN "
+                       "(SELECT session_id FROM decisions)", (cutoff,))
         self.checkpoint()
         return int(removed)
 

@@ -64,6 +64,7 @@ def test_retention_prunes_decisions_and_workflow_runs(store):
     store.prune(30, now=utcnow() + timedelta(days=31))
     assert store.query("SELECT COUNT(*) FROM decisions")[0][0] == 0
     assert store.query("SELECT COUNT(*) FROM workflow_runs")[0][0] == 0
+    assert store.query("SELECT COUNT(*) FROM sessions")[0][0] == 0  # nothing left of it
 
 
 def test_the_hud_hub_forgets_expired_captions():
