@@ -14,7 +14,7 @@ from ..errors import ConfigError, TrendLensError, UnknownNameError
 from ..models import utcnow
 from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
-from .values import Start, Utterance
+from .values import Said, Start
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -97,7 +97,7 @@ class WorkflowEngine:
                               f"not {type(value).__name__}")
         ctx = RunContext(deps=self.deps, workflow=spec.name, trigger=trigger)
         record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat(),
-                           session_id=value.session.id if isinstance(value, Utterance) else None)
+                           session_id=value.session.id if isinstance(value, Said) else None)
         for step_spec in spec.steps:
             step = STEPS[step_spec.use]
             params = step_spec.params
