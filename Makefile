@@ -30,6 +30,8 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) scripts/bench_ranking.py
+	$(PY) scripts/bench_encode_limit.py --seconds 3
+	$(PY) scripts/load_test.py --devsets --sessions 100 --duration 30
 
 eval: $(STAMP)
 	$(PY) scripts/eval_relevance.py
