@@ -62,6 +62,11 @@ class MicroBatcher:
         """Texts waiting for the model (not counting the batch being encoded)."""
         return self._queued_items
 
+    @property
+    def texts_ahead(self) -> int:
+        """Texts a request made now would wait behind: the call running and the queue."""
+        return self._in_flight + self._queued_items
+
     def expected_finish_s(self, texts: int = 1) -> float:
         """Seconds from now until `texts` more, queued now, would be encoded (0 before any is measured).
 
@@ -71,7 +76,7 @@ class MicroBatcher:
         per = self.seconds_per_text
         if per is None:
             return 0.0
-        return (self._in_flight + self._queued_items + texts) * per
+        return (self.texts_ahead + texts) * per
 
     def _encode_sync(self, texts: list[str], role: Role) -> np.ndarray:
         self.model_calls += 1

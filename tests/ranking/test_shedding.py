@@ -78,3 +78,12 @@ async def test_nothing_is_shed_before_the_model_has_been_timed():
     assert result[0].components["dense"] != 0.0 and ranker.shed == 0
     assert ranker.batcher.seconds_per_text is not None and ranker.batcher.seconds_per_text >= 0.01
     ranker.batcher.close()
+
+
+async def test_a_long_line_on_an_idle_model_is_encoded_even_past_the_deadline():
+    embedder = TimedEmbedder(0.1)
+    ranker = ranker_with(embedder, deadline_s=0.05)
+    await ranker.rank("春晚 开场", top_k=1)  # timed: 0.1 s per line, twice the deadline
+    result = await ranker.rank("哪吒2票房破百亿了", top_k=1)
+    assert result[0].components["dense"] != 0.0 and ranker.shed == 0
+    ranker.batcher.close()
