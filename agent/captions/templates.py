@@ -10,51 +10,30 @@ import time
 from typing import Literal, assert_never
 
 from ..models import detect_lang
+from ..platforms import caption_label, heat_unit
 from .caption import Caption
 from .fit import fit_text
 from .graphemes import clean_text
 from .profiles import DisplayProfile, resolve_profile
 
-__all__ = ["PLATFORM_LABELS", "Trend", "compose_caption", "format_heat", "meta_line", "platform_label"]
+__all__ = ["Trend", "compose_caption", "format_heat", "meta_line"]
 
 Trend = Literal["new", "rising", "falling", "steady"]
 CaptionLang = Literal["zh", "en"]
 
-PLATFORM_LABELS: dict[str, str] = {
-    "weibo": "微博",
-    "zhihu": "知乎",
-    "baidu": "百度",
-    "douyin": "抖音",
-    "bilibili": "B站",
-    "toutiao": "头条",
-    "tieba": "贴吧",
-    "v2ex": "V2EX",
-    "hackernews": "HN",
-    "reddit": "Reddit",
-    "google_trends": "Google",
-    "github_trending": "GitHub",
-    "wikipedia": "Wiki",
-}
-# What an English heat number counts, where the platform says so.
-_HEAT_UNITS_EN: dict[str, str] = {
-    "hackernews": "pts",
-    "reddit": "pts",
-    "github_trending": "★",
-    "wikipedia": "views",
-}
 _SEP = " · "
 _MAX_PLATFORMS = 4
-
-
-def platform_label(platform: str) -> str:
-    """Display name of a platform ("weibo" → "微博"); unknown names pass through."""
-    return PLATFORM_LABELS.get(platform, platform)
 
 
 def _compact(value: float, unit: float, suffix: str) -> str:
     scaled = value / unit
     text = f"{scaled:.1f}".removesuffix(".0") if scaled < 10 else f"{scaled:.0f}"
     return text + suffix
+
+
+def caption_lang(text: str) -> CaptionLang:
+    """The caption language of a text: Chinese for CJK script, else English."""
+    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
 
 
 def format_heat(heat: float, lang: CaptionLang) -> str:
@@ -98,7 +77,7 @@ def meta_line(
     story that do not fit are counted ("微博#3 · 抖音#5 +2"), so the line never undercounts a story."""
     hash_sep = "#" if lang == "zh" else " #"
     where = _SEP.join(
-        platform_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
+        caption_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
     ) + (f" +{more}" if more > 0 else "")
     prefix, suffix = _trend_marks(trend, lang, emoji)
     line = f"{prefix}{where}{suffix}".strip()
@@ -107,7 +86,7 @@ def meta_line(
         if lang == "zh":
             line = f"{line} {amount}" if line else amount
         else:
-            unit = _HEAT_UNITS_EN.get(platforms[0][0], "") if platforms else ""
+            unit = heat_unit(platforms[0][0]) if platforms else ""
             amount = f"{amount} {unit}" if unit else amount
             line = f"{line}{_SEP}{amount}" if line else amount
     return line
@@ -148,13 +127,14 @@ def compose_caption(
 ) -> Caption:
     """A caption that fits `profile`: title lines, the meta line, then the summary if room is left.
 
-    `platforms` are (platform, rank) pairs, best first; `lang` defaults to the
-    title's script (Chinese → 万/亿, otherwise k/M). The meta line is always kept;
-    the title gets up to max_lines-1 lines (one fewer when a summary is given).
+    `platforms` are (platform, rank) pairs, best first; `lang` is the meta line's language,
+    the wearer's (the title is always the topic's own); it defaults to the title's script
+    (Chinese → 万/亿, otherwise k/M). The meta line is always kept; the title gets up to
+    max_lines-1 lines (one fewer when a summary is given).
     """
     prof = resolve_profile(profile)
     title = clean_text(title)
-    lang = lang or ("zh" if detect_lang(title) in ("zh", "ja") else "en")
+    lang = lang or caption_lang(title)
     meta = _fitted_meta(prof, platforms, heat, trend, lang)
     meta_lines = [meta] if meta else []
 

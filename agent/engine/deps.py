@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..captions.caption import Caption
-from ..ranking import Ranked
-from ..ranking.window import ConversationWindow
+from ..captions.templates import CaptionLang
+from ..ranking import Ranked, RankQuery
 from ..store import Store
 from ..stories import Story
 
@@ -30,10 +30,7 @@ class StepDeps(Protocol):
         """Run the scheduler's fetch job for these sources (all when None); source → outcome status."""
         ...
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True,
-                   mmr: bool = True, exclude: set[str] | None = None, gate: bool = False,
-                   gate_offset: float = 0.0, latest: str | None = None,
-                   latest_top_k: int = 0) -> list[Ranked]: ...
+    async def rank(self, q: RankQuery) -> list[Ranked]: ...
 
     def story_key(self, topic_id: str) -> str: ...
 
@@ -42,7 +39,8 @@ class StepDeps(Protocol):
     def cluster_list(self) -> list[Story]: ...
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
-                        session_id: str | None = None, summary: str | None = None) -> Caption: ...
+                        session_id: str | None = None, summary: str | None = None,
+                        lang: CaptionLang | None = None) -> Caption: ...
 
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None: ...
 
