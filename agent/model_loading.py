@@ -50,7 +50,8 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
         log.info("ranking math on %d BLAS thread(s)", threads)
     batcher = MicroBatcher(embedder) if embedder is not None else None
     cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
-    ranker = Ranker(embedder, batcher=batcher, cache=cache, shed_queue_depth=settings.shed_queue_depth or None)
+    ranker = Ranker(embedder, batcher=batcher, cache=cache,
+                    encode_deadline_s=settings.encode_deadline_ms / 1000 if settings.encode_deadline_ms else None)
     if embedder is not None:
         log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
         # the first real utterance should not pay for lazy initialisation

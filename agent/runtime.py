@@ -122,7 +122,8 @@ class Runtime:
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
         runtime.metrics.gauge("trendlens_topics_indexed", "Topics in the ranking index", lambda: len(runtime.stored))
-        runtime.metrics.gauge("trendlens_ranking_shed_total", "Queries ranked lexically because the model was busy",
+        runtime.metrics.gauge("trendlens_ranking_shed_total",
+                              "Queries ranked lexically because their encode would have missed its deadline",
                               lambda: runtime.ranker.shed if runtime.ranker else 0)
         runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                               lambda: runtime.ranker.batcher.queue_depth

@@ -135,9 +135,10 @@ class Settings(BaseSettings):
     embeddings_timeout_s: float = Field(default=10.0, gt=0, description="per request of at most 32 texts")
     embeddings_retries: int = Field(default=2, ge=0)
     device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
-    shed_queue_depth: int = Field(default=2, ge=0, description=(
-        "rank lexically when this many encodes already wait for the model (0 = always wait): "
-        "under overload a caption now beats a better one too late"))
+    encode_deadline_ms: float = Field(default=120.0, ge=0, description=(
+        "rank lexically when a line's encode would finish later than this, by the model's measured "
+        "cost per line and the lines ahead of it (0 = always wait): under overload a caption now "
+        "beats a better one too late; the rest of a decision fits in the 250 ms p99 beside it"))
 
     # --- live loop ---------------------------------------------------------
     workflows_dir: Path | None = Field(default=None,

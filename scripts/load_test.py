@@ -152,7 +152,7 @@ async def one_speaker(url: str, headers: dict, stop_at: float, lat: list[float],
 
 
 def shed_count(url: str) -> tuple[float, float]:
-    """(rank calls answered lexically because the model queue was deep, all rank calls)."""
+    """(rank calls answered lexically because their encode would have missed its deadline, all rank calls)."""
     text = httpx.get(url + "/metrics", timeout=10).text
     shed = re.search(r"^trendlens_ranking_shed_total (\S+)$", text, re.M)
     calls = re.search(r"^trendlens_ranking_seconds_count (\S+)$", text, re.M)
@@ -234,7 +234,7 @@ def main() -> int:
         for n in levels:
             shed_before = shed_count(url)
             r = asyncio.run(run_level(url, n, duration, args.devsets))
-            # utterances ranked lexically because the model queue was deep (load shedding)
+            # utterances ranked lexically because their encode would have missed its deadline (load shedding)
             shed_after = shed_count(url)
             r["shed_pct"] = round(100 * (shed_after[0] - shed_before[0]) / max(1.0, shed_after[1] - shed_before[1]), 1)
             if proc is not None:

@@ -22,6 +22,16 @@ async def test_a_given_embedder_is_used_and_warmed_up(tmp_path):
     loaded.ranker.batcher.close()
 
 
+async def test_the_encode_deadline_comes_from_the_settings_and_zero_means_never_shed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRENDLENS_ENCODE_DEADLINE_MS", "80")
+    loaded = await load_ranker(Settings(data_dir=tmp_path), fixed_embedder(HashEmbedder()))
+    assert loaded.ranker.encoder.deadline_s == 0.08
+    loaded.ranker.batcher.close()
+    loaded = await load_ranker(Settings(data_dir=tmp_path, encode_deadline_ms=0), fixed_embedder(HashEmbedder()))
+    assert loaded.ranker.encoder.deadline_s is None
+    loaded.ranker.batcher.close()
+
+
 def test_one_blas_thread_where_the_model_runs_elsewhere_unless_told(tmp_path):
     from agent.model_loading import blas_threads_for
     from agent.ranking import HashEmbedder

@@ -7,12 +7,16 @@ arrive if the batch is not full), one model call per batch and per role. The
 model always runs in a single worker thread, off the event loop. The queue is
 bounded: beyond `max_queue` waiting texts a request fails fast with OverloadError
 (the API maps it to 429).
+
+It also keeps the model's measured cost per text (a moving average over recent calls), so a
+caller can tell, before it queues, when its encode would finish (`expected_finish_s`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,15 +54,41 @@ class MicroBatcher:
         self._drainer: asyncio.Task[None] | None = None
         self.model_calls = 0
         self.batched_requests = 0
+        self.seconds_per_text: float | None = None  # moving average of the model's cost; None until measured
+        self._in_flight = 0  # texts in the model call now running
 
     @property
     def queue_depth(self) -> int:
         """Texts waiting for the model (not counting the batch being encoded)."""
         return self._queued_items
 
+    @property
+    def texts_ahead(self) -> int:
+        """Texts a request made now would wait behind: the call running and the queue."""
+        return self._in_flight + self._queued_items
+
+    def expected_finish_s(self, texts: int = 1) -> float:
+        """Seconds from now until `texts` more, queued now, would be encoded (0 before any is measured).
+
+        Counts the call running now as a whole (its elapsed part is not known here), so the
+        estimate errs on the late side, which is the side a deadline can afford.
+        """
+        per = self.seconds_per_text
+        if per is None:
+            return 0.0
+        return (self.texts_ahead + texts) * per
+
     def _encode_sync(self, texts: list[str], role: Role) -> np.ndarray:
         self.model_calls += 1
-        return self.embedder.encode(texts, role=role)
+        self._in_flight = len(texts)
+        started = time.perf_counter()
+        try:
+            return self.embedder.encode(texts, role=role)
+        finally:
+            per = (time.perf_counter() - started) / len(texts)
+            # weight 0.2: follows a machine that gets busier within a few calls, ignores one slow call
+            self.seconds_per_text = per if self.seconds_per_text is None else 0.8 * self.seconds_per_text + 0.2 * per
+            self._in_flight = 0
 
     async def encode(self, texts: Sequence[str], role: Role = "query") -> np.ndarray:
         texts = list(texts)

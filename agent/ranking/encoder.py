@@ -4,8 +4,13 @@ A conversation window is embedded utterance by utterance and combined with its r
 weights: each utterance is encoded once (then cached), so a new utterance costs one short
 encode however long the conversation grows, and every later look at the same words
 (the window, the newest utterance alone, a chat question asked twice) reuses the vector.
-When the model's queue is already deep, the newest utterance is not encoded at all and
-the query is answered by BM25 (load shedding): an answer now beats a late one.
+When the newest utterance's encode, queued behind other lines, would finish past its deadline
+(the model's measured cost per text times the texts ahead of it and itself), it is not encoded
+at all and the query is answered by BM25 (load shedding): an answer now beats a late one. A
+line that would make its deadline waits for the model however long the queue, and a line
+with nothing ahead of it is always encoded. Only final transcripts are ranked (partials
+never reach here), and only a window's newest line is ever encoded, so under load the model
+spends itself on the line the wearer just heard.
 """
 
 from __future__ import annotations
@@ -38,15 +43,15 @@ def combine(parts: Sequence[tuple[str, float]], vectors: dict[str, np.ndarray]) 
 
 class QueryEncoder:
     def __init__(self, embedder: Embedder, *, batcher: MicroBatcher | None = None,
-                 shed_queue_depth: int | None = None, max_cached: int = 4096,
+                 deadline_s: float | None = None, max_cached: int = 4096,
                  persistent: EmbeddingCache | None = None) -> None:
         self.embedder = embedder
         # batch callers (the CLI, evaluations) also read and fill the on-disk cache, under
         # "<model>#query" since e5 encodes a query differently from a passage of the same text
         self.persistent = persistent
         self.batcher = batcher
-        # waiting encodes beyond which a query is ranked lexically instead (None = never shed)
-        self.shed_queue_depth = shed_queue_depth
+        # an encode expected to finish later than this is not made; BM25 answers (None = never shed)
+        self.deadline_s = deadline_s
         self.max_cached = max_cached
         self.shed = 0
         self.encodes = 0
@@ -58,8 +63,10 @@ class QueryEncoder:
         return int(self.embedder.dim)
 
     def overloaded(self) -> bool:
-        return (self.shed_queue_depth is not None and self.batcher is not None
-                and self.batcher.queue_depth >= self.shed_queue_depth)
+        # a line with nothing ahead of it is encoded however long it is: the model is idle, so
+        # BM25 would trade its quality for no load relief, and one-at-a-time quality is the bar
+        return (self.deadline_s is not None and self.batcher is not None and self.batcher.texts_ahead > 0
+                and self.batcher.expected_finish_s(1) > self.deadline_s)
 
     def _lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         with self._lock:

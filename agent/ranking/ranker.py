@@ -55,13 +55,13 @@ def _window(query: Query) -> tuple[str, list[tuple[str, float]]]:
 class Ranker:
     def __init__(self, embedder: Embedder | None, topics: Iterable[Any] = (), *,
                  batcher: MicroBatcher | None = None, cache: EmbeddingCache | None = None,
-                 profile: CalibrationProfile | None = None, shed_queue_depth: int | None = None) -> None:
+                 profile: CalibrationProfile | None = None, encode_deadline_s: float | None = None) -> None:
         self.embedder = embedder
         self.cache = cache
         # a served model names the profile of its in-process twin (remote.SERVED_PROFILES)
         self.profile = profile or profile_for(
             getattr(embedder, "calibration", embedder.name) if embedder is not None else None)
-        self.encoder = (QueryEncoder(embedder, batcher=batcher, shed_queue_depth=shed_queue_depth,
+        self.encoder = (QueryEncoder(embedder, batcher=batcher, deadline_s=encode_deadline_s,
                                      persistent=cache)
                         if embedder is not None else None)
         self.snapshot = IndexSnapshot.empty(embedder.dim if embedder is not None else 0)
