@@ -8,14 +8,17 @@ import json
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 
 from ...errors import InputError, OverloadError
-from ..deps import ApiKey, RuntimeDep, session_or_404, ws_authorised
+from ...shared_sessions import SharedStateError
+from ..deps import ApiKey, RuntimeDep, bearer, session_or_404, ws_authorised
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
+from ..throttle import MAX_FRAME_BYTES, session_bucket, take_all
 
 if TYPE_CHECKING:
     from ...runtime import Runtime
@@ -34,8 +37,12 @@ async def create_session(request: Request, runtime: RuntimeDep, _: ApiKey, body:
 
 
 @router.post("/{session_id}/utterances", response_model=UtteranceOut, summary="One utterance in; captions out")
-async def post_utterance(session_id: str, body: UtteranceIn, runtime: RuntimeDep, _: ApiKey) -> UtteranceOut:
+async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
+                         _: ApiKey) -> UtteranceOut:
     session = session_or_404(runtime, session_id)
+    wait = take_all(request.app.state.limiter, [session_bucket(session.id)])
+    if wait:
+        raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
     try:
         result = await runtime.handle_utterance(session, body.text, final=body.final)
     except InputError as exc:
@@ -92,10 +99,20 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
                         await websocket.send_json(message)
 
     forwarder = asyncio.create_task(forward_feed())
+    # the key's bucket (when the socket came with the key) and the session's: the ones HTTP draws on
+    key = websocket.app.state.keys.check(bearer(websocket.headers.get("authorization")))
+    buckets = [b for b in (key, session_bucket(session.id)) if b]
     try:
         while True:
             raw = await websocket.receive()
             if raw.get("type") == "websocket.disconnect":
+                break
+            refusal = _refusal(websocket, raw, buckets)
+            if refusal is not None:
+                code, message = refusal
+                async with sending:
+                    await websocket.send_json({"type": "error", "message": message})
+                    await websocket.close(code=code, reason=message[:120])
                 break
             async with sending:
                 await _answer_frame(websocket, runtime, session, raw.get("text"), sent)
@@ -106,6 +123,20 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
         forwarder.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await forwarder
+
+
+def _refusal(websocket: WebSocket, raw: Mapping[str, Any], buckets: list[str]) -> tuple[int, str] | None:
+    """Why this frame ends the socket (close code, message), or None to answer it."""
+    size = len(raw.get("bytes") or b"") + len((raw.get("text") or "").encode())
+    if size > MAX_FRAME_BYTES:  # the server refuses these first; this holds behind any server
+        return 1009, f"frame over {MAX_FRAME_BYTES} bytes"
+    try:
+        wait = take_all(websocket.app.state.limiter, buckets)
+    except SharedStateError as exc:
+        return 1013, str(exc)
+    if wait:
+        return 1008, f"rate limit exceeded; reconnect in {max(1, round(wait))} s"
+    return None
 
 
 async def _answer_frame(websocket: WebSocket, runtime: Runtime, session: Session, text: str | None,

@@ -1,0 +1,35 @@
+"""Who an utterance is charged to: its key's bucket and its session's, on HTTP and the stream socket alike.
+
+The per-key bucket is the one `require_key` draws on for every request; the per-session one caps
+what any one conversation can push through the model however it is driven (HTTP, the stream
+socket with the key, or with the session's token), so a leaked token floods no more than a key.
+A stream frame is capped in bytes before it is read whole (`MAX_FRAME_BYTES`, the server's
+WebSocket limit and the route's own check): the longest utterance kept, as JSON with every
+character escaped, fits; a megabyte of it never reaches the cleaning or the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from ..sessions import MAX_UTTERANCE_CHARS
+
+__all__ = ["MAX_FRAME_BYTES", "Limiter", "session_bucket", "take_all"]
+
+# \uXXXX is 6 bytes a character; the envelope ({"type": "utterance", "final": ...}) fits in the rest
+MAX_FRAME_BYTES = MAX_UTTERANCE_CHARS * 6 + 4096
+
+
+class Limiter(Protocol):
+    def take(self, key: str, now: float | None = None) -> float: ...
+
+
+def session_bucket(session_id: str) -> str:
+    # hashed keys are hex; this prefix cannot collide with one
+    return f"session:{session_id}"
+
+
+def take_all(limiter: Limiter, buckets: Iterable[str]) -> float:
+    """One token from each bucket; the longest wait among those that had none (0: allowed)."""
+    return max((limiter.take(bucket) for bucket in buckets), default=0.0)
