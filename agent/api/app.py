@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from ..engine.triggers import schedule_workflows
+from ..keys import list_keys
 from ..runtime import Runtime
 from ..scheduling import build_scheduler, schedule_index_follow
 from ..settings import Settings, get_settings
@@ -42,11 +43,14 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
             app.include_router(rt.mentra.router)
         keys = KeyRing(settings, rt.store)
-        if keys.empty:
+        if keys.empty:  # a truly first start: the store never held a key
             key = keys.create("serve")
             if announce_key:
                 # shown once; only its hash is kept
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
+        elif not settings.api_keys and not list_keys(rt.store):
+            log.warning("every stored API key is revoked: requests are refused until one is made "
+                        "(`trendlens keys create`)")
         app.state.keys = keys
         app.state.limiter = (RedisRateLimiter(settings.redis_url.get_secret_value(), settings.rate_limit_per_s,
                                               settings.rate_limit_burst)

@@ -11,7 +11,7 @@ from ..runtime import Runtime
 from ..sessions import Session
 from .errors import ApiError
 from .redis_limiter import RedisRateLimiter
-from .security import KeyRing, RateLimiter
+from .security import KeyRing, RateLimiter, TooManyGuesses
 
 __all__ = ["ApiKey", "RuntimeDep", "bearer", "get_runtime", "require_key", "session_or_404"]
 
@@ -41,7 +41,10 @@ def require_key(request: Request,
     if token is None:
         raise ApiError(401, "missing bearer token: send 'Authorization: Bearer <key>'",
                        headers={"WWW-Authenticate": "Bearer"})
-    digest = keys.check(token)
+    try:
+        digest = keys.check(token, client=client_address(request))
+    except TooManyGuesses as exc:
+        raise ApiError(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from None
     if digest is None:
         raise ApiError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
     limiter: RateLimiter | RedisRateLimiter = request.app.state.limiter
@@ -52,6 +55,11 @@ def require_key(request: Request,
 
 
 ApiKey = Annotated[str, Depends(require_key)]
+
+
+def client_address(connection: Request | WebSocket) -> str:
+    """Who is guessing keys: the peer address (behind nginx, the one uvicorn's proxy headers give)."""
+    return connection.client.host if connection.client else "unknown"
 
 
 def session_or_404(runtime: Runtime, session_id: str) -> Session:

@@ -100,7 +100,7 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
 
     forwarder = asyncio.create_task(forward_feed())
     # the key's bucket (when the socket came with the key) and the session's: the ones HTTP draws on
-    key = websocket.app.state.keys.check(bearer(websocket.headers.get("authorization")))
+    key = await websocket.app.state.keys.check_async(bearer(websocket.headers.get("authorization")))
     buckets = [b for b in (key, session_bucket(session.id)) if b]
     try:
         while True:
