@@ -10,12 +10,14 @@ character escaped, fits; a megabyte of it never reaches the cleaning or the mode
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import Protocol
 
 from ..sessions import MAX_UTTERANCE_CHARS
+from .security import RateLimiter
 
-__all__ = ["MAX_FRAME_BYTES", "Limiter", "session_bucket", "take_all"]
+__all__ = ["MAX_FRAME_BYTES", "Limiter", "session_bucket", "take_all", "take_all_async"]
 
 # \uXXXX is 6 bytes a character; the envelope ({"type": "utterance", "final": ...}) fits in the rest
 MAX_FRAME_BYTES = MAX_UTTERANCE_CHARS * 6 + 4096
@@ -33,3 +35,10 @@ def session_bucket(session_id: str) -> str:
 def take_all(limiter: Limiter, buckets: Iterable[str]) -> float:
     """One token from each bucket; the longest wait among those that had none (0: allowed)."""
     return max((limiter.take(bucket) for bucket in buckets), default=0.0)
+
+
+async def take_all_async(limiter: Limiter, buckets: Iterable[str]) -> float:
+    """`take_all` from a coroutine: a bucket kept in Redis is a network round trip, taken off the event loop."""
+    if isinstance(limiter, RateLimiter):  # in process: microseconds, no thread needed
+        return take_all(limiter, buckets)
+    return await asyncio.to_thread(take_all, limiter, list(buckets))
