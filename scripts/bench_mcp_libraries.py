@@ -9,7 +9,7 @@ initialize → tools/list. Import time is the median of five fresh interpreters.
 measure on a quiet machine:
 
     .venv/bin/python scripts/bench_mcp_libraries.py --runs 1        # installs (network-bound)
-    flock -x /tmp/trendlens-cpu.lock .venv/bin/python scripts/bench_mcp_libraries.py
+    .venv/bin/python scripts/bench_mcp_libraries.py
 """
 
 from __future__ import annotations
