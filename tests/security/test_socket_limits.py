@@ -1,7 +1,7 @@
 """A hostile client on the stream socket, against a real `serve`: floods are cut off, huge frames refused.
 
-The socket draws on the buckets HTTP draws on: the key's, and the session's (so a session token
-seen in a HUD URL floods no more than a key could).
+The socket draws on the buckets HTTP draws on: the key's, and the session's (smaller: one key may
+serve many wearers).
 """
 
 from __future__ import annotations
@@ -21,13 +21,16 @@ from agent.api.throttle import MAX_FRAME_BYTES
 from ..servers import Instance, start_instance
 
 KEYS = ("k-flood", "k-size", "k-session")
-BURST = 5  # with a slow refill, so a burst test sees exactly this many answers
+BURST = 8  # per key, with a slow refill, so a burst test sees exactly this many answers
+SESSION_BURST = 3  # per session: smaller, as one key may serve many wearers
 
 
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
     instance = start_instance(Path(tmp_path_factory.mktemp("socket-limits")), api_keys=",".join(KEYS),
-                              env={"TRENDLENS_RATE_LIMIT_PER_S": "0.05", "TRENDLENS_RATE_LIMIT_BURST": str(BURST)})
+                              env={"TRENDLENS_RATE_LIMIT_PER_S": "0.05", "TRENDLENS_RATE_LIMIT_BURST": str(BURST),
+                                   "TRENDLENS_SESSION_RATE_LIMIT_PER_S": "0.05",
+                                   "TRENDLENS_SESSION_RATE_LIMIT_BURST": str(SESSION_BURST)})
     try:
         yield instance
     finally:
@@ -40,9 +43,8 @@ def _session(serve: Instance, key: str) -> dict:
     return r.json()
 
 
-def _stream_url(serve: Instance, session: dict, *, token: bool = False) -> str:
-    url = serve.url.replace("http://", "ws://") + f"/v1/sessions/{session['id']}/stream"
-    return url + f"?token={session['token']}" if token else url
+def _stream_url(serve: Instance, session: dict) -> str:
+    return serve.url.replace("http://", "ws://") + f"/v1/sessions/{session['id']}/stream"
 
 
 async def _frames_until_closed(ws: websockets.ClientConnection) -> tuple[list[dict], int | None]:
@@ -62,9 +64,35 @@ def _utterance(text: str) -> str:
     return json.dumps({"type": "utterance", "text": text})
 
 
+async def _say(ws: websockets.ClientConnection, text: str) -> str:
+    """Send one utterance; the type of the frame that answers it (decision or error)."""
+    await ws.send(_utterance(text))
+    while (frame := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] not in ("decision", "error"):
+        pass
+    return str(frame["type"])
+
+
 async def test_a_burst_past_the_key_s_limit_gets_an_error_frame_then_close_1008(serve: Instance) -> None:
-    session = _session(serve, "k-flood")  # the creation took one token of the key's bucket
+    # three sessions of one key, two utterances each: no session's bucket runs out, the key's does
+    sessions = [_session(serve, "k-flood") for _ in range(3)]  # three of the key's tokens
     headers = {"Authorization": "Bearer k-flood"}
+    answers: list[str] = []
+    for session in sessions:
+        async with websockets.connect(_stream_url(serve, session), additional_headers=headers,
+                                      open_timeout=10) as ws:
+            for i in range(2):
+                answers.append(await _say(ws, f"今天天气不错第{i}句"))
+                if answers[-1] == "error":
+                    await asyncio.wait_for(ws.wait_closed(), 10)  # the server closes it
+                    break
+    assert answers == ["decision"] * (BURST - 3) + ["error"]
+    assert ws.close_code == 1008
+
+
+async def test_a_session_flooded_over_its_socket_is_cut_off_and_http_finds_the_same_bucket_empty(
+        serve: Instance) -> None:
+    session = _session(serve, "k-session")
+    headers = {"Authorization": "Bearer k-session"}
     async with websockets.connect(_stream_url(serve, session), additional_headers=headers, open_timeout=10) as ws:
         for i in range(300):
             try:
@@ -73,22 +101,11 @@ async def test_a_burst_past_the_key_s_limit_gets_an_error_frame_then_close_1008(
                 break
         frames, code = await _frames_until_closed(ws)
     assert code == 1008
-    assert sum(f["type"] == "decision" for f in frames) == BURST - 1
+    assert sum(f["type"] == "decision" for f in frames) == SESSION_BURST
     assert frames[-1]["type"] == "error" and "rate limit exceeded" in frames[-1]["message"]
-
-
-async def test_the_socket_and_http_draw_on_one_session_bucket(serve: Instance) -> None:
-    session = _session(serve, "k-session")  # the key's bucket keeps BURST - 1
-    # the session's own token has no key bucket of its own: the session's bucket stops it
-    async with websockets.connect(_stream_url(serve, session, token=True), open_timeout=10) as ws:
-        for _ in range(BURST + 1):
-            await ws.send(_utterance("你好"))
-        frames, code = await _frames_until_closed(ws)
-    assert code == 1008
-    assert sum(f["type"] == "decision" for f in frames) == BURST and frames[-1]["type"] == "error"
-    # and HTTP, with a key that still has room, finds that same bucket empty
+    # HTTP, with a key that still has room, draws on that same session bucket
     over = httpx.post(serve.url + f"/v1/sessions/{session['id']}/utterances", json={"text": "你好"},
-                      headers={"Authorization": "Bearer k-session"}, timeout=10)
+                      headers=headers, timeout=10)
     assert over.status_code == 429, over.text
     assert over.json()["error"]["message"] == "rate limit exceeded for this session"
     assert int(over.headers["Retry-After"]) >= 1

@@ -18,7 +18,7 @@ from ...shared_sessions import SharedStateError
 from ..deps import ApiKey, RuntimeDep, bearer, session_or_404, ws_authorised
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
-from ..throttle import MAX_FRAME_BYTES, session_bucket, take_all_async
+from ..throttle import MAX_FRAME_BYTES, Charge, session_bucket, take_all_async
 
 if TYPE_CHECKING:
     from ...runtime import Runtime
@@ -40,7 +40,7 @@ async def create_session(request: Request, runtime: RuntimeDep, _: ApiKey, body:
 async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
                          _: ApiKey) -> UtteranceOut:
     session = session_or_404(runtime, session_id)
-    wait = await take_all_async(request.app.state.limiter, [session_bucket(session.id)])
+    wait = await take_all_async([(request.app.state.session_limiter, session_bucket(session.id))])
     if wait:
         raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
     try:
@@ -101,13 +101,16 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     forwarder = asyncio.create_task(forward_feed())
     # the key's bucket (when the socket came with the key) and the session's: the ones HTTP draws on
     key = await websocket.app.state.keys.check_async(bearer(websocket.headers.get("authorization")))
-    buckets = [b for b in (key, session_bucket(session.id)) if b]
+    state = websocket.app.state
+    charges: list[Charge] = [(state.session_limiter, session_bucket(session.id))]
+    if key:
+        charges.append((state.limiter, key))
     try:
         while True:
             raw = await websocket.receive()
             if raw.get("type") == "websocket.disconnect":
                 break
-            refusal = await _refusal(websocket, raw, buckets)
+            refusal = await _refusal(raw, charges)
             if refusal is not None:
                 code, message = refusal
                 async with sending:
@@ -125,13 +128,13 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
             await forwarder
 
 
-async def _refusal(websocket: WebSocket, raw: Mapping[str, Any], buckets: list[str]) -> tuple[int, str] | None:
+async def _refusal(raw: Mapping[str, Any], charges: list[Charge]) -> tuple[int, str] | None:
     """Why this frame ends the socket (close code, message), or None to answer it."""
     size = len(raw.get("bytes") or b"") + len((raw.get("text") or "").encode())
     if size > MAX_FRAME_BYTES:  # the server refuses these first; this holds behind any server
         return 1009, f"frame over {MAX_FRAME_BYTES} bytes"
     try:
-        wait = await take_all_async(websocket.app.state.limiter, buckets)
+        wait = await take_all_async(charges)
     except SharedStateError as exc:
         return 1013, str(exc)
     if wait:
