@@ -64,6 +64,31 @@ async def test_a_missing_state_starts_fresh_not_from_this_instance_s_memory(redi
         await state.aclose()
 
 
+async def test_a_redis_blip_shorter_than_the_lease_does_not_cost_the_lock(redis_server, monkeypatch):
+    import asyncio
+
+    from agent import shared_sessions
+
+    proxy = SilentProxy(redis_server.port)
+    holder, other = RedisSessionState(proxy.url), RedisSessionState(redis_server.url)
+    monkeypatch.setattr(shared_sessions, "LOCK_WAIT_S", 0.3)
+    try:
+        async with holder.held("blip", ConversationWindow(), SessionGate()):
+            await asyncio.sleep(0.5)
+            proxy.silent.set()  # the renewal due at 1.7 s times out (2 s) and is retried
+            await asyncio.sleep(2.5)
+            proxy.silent.clear()
+            await asyncio.sleep(2.5)  # past the 5 s lease of the first acquisition
+            with pytest.raises(shared_sessions.SessionBusy):
+                async with other.held("blip", ConversationWindow(), SessionGate()):
+                    pass
+        assert holder.lost_saves == 0
+    finally:
+        await holder.aclose()
+        await other.aclose()
+        proxy.close()
+
+
 class SilentProxy:
     """A TCP proxy to Redis that can go silent: connections stay open, nothing is answered."""
 
