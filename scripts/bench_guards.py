@@ -4,7 +4,7 @@ the bounded clean-up, next to an utterance's whole decision.
 Each guard is timed on its own (in-process buckets, as without Redis) with utterances of the real
 chitchat dev set (../shared/devsets/chitchat.json) when present, else a fixed synthetic sentence;
 the whole decision is one `POST /v1/sessions/{id}/utterances` through the app in process, over the
-synthetic demo snapshot with the default embedder.
+synthetic demo snapshot with the tests' hash embedder (the guards, not the model, are measured).
 
     .venv/bin/python scripts/bench_guards.py [--rounds 2000]
 """
@@ -61,7 +61,7 @@ def main() -> int:
     huge = "梗" * 1_000_000
     clean_huge_ms = _per_call_us(lambda i: clean_utterance(huge), 20) / 1000
 
-    runtime = make_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-guards-")), embedder="lexical")
+    runtime = make_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-guards-")))  # the tests' hash embedder
     with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as client:
         sid = client.post("/v1/sessions", json={}, headers=AUTH).json()["id"]
         spent = []
@@ -73,7 +73,7 @@ def main() -> int:
     print(f"session bucket take: {bucket_us:.2f} µs; frame size check: {frame_us:.2f} µs; "
           f"clean-up: {clean_us:.2f} µs per utterance")
     print(f"clean-up of a 1,000,000-character text: {clean_huge_ms:.2f} ms")
-    print(f"whole utterance over HTTP (lexical embedder): median {statistics.median(spent):.2f} ms")
+    print(f"whole utterance over HTTP (hash test embedder): median {statistics.median(spent):.2f} ms")
     return 0
 
 
