@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from .links import safe_link
 from .models import utcnow
-from .ranking.heat import normalised_heat, story_heat
+from .platforms import platform_name
+from .ranking.fair_heat import normalised_heat, story_heat
 from .store import Store
 from .stories import Story
 from .story_answer import story_answer
@@ -20,11 +21,6 @@ __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "
 
 _BARS = "▁▂▃▄▅▆▇█"
 Trend = Literal["new", "rising", "falling", "steady"]
-PLATFORM_NAMES = {
-    "weibo": "微博", "zhihu": "知乎", "baidu": "百度", "douyin": "抖音", "bilibili": "B站", "toutiao": "头条",
-    "tieba": "贴吧", "v2ex": "V2EX", "hackernews": "Hacker News", "reddit": "Reddit", "google_trends": "Google Trends",
-    "github_trending": "GitHub", "wikipedia": "Wikipedia",
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,7 +29,7 @@ class DigestItem:
     title: str
     platforms: list[dict[str, Any]]  # {source, id, rank, heat (raw), normalised, url (safe or None), title}
     heat: float  # raw heats summed: display only, scales differ by platform
-    score: float  # fair heat: each platform's best normalised heat, summed (agent/ranking/heat.py)
+    score: float  # fair heat: each platform's best normalised heat, summed (agent/ranking/fair_heat.py)
     trend: Trend
     history: list[float] = field(default_factory=list)  # the lead member's normalised heat over time
     why: dict[str, Any] = field(default_factory=dict)  # {"summary": str, "links": [...]} when merged
@@ -146,9 +142,9 @@ def _fmt_heat(v: float | None) -> str:
     return f"{v:g}"
 
 
-def _platform_label(p: dict[str, Any]) -> str:
+def _platform_label(p: dict[str, Any], lang: str | None) -> str:
     """"百度 #1 · 498万": the platform, its own rank and its own raw heat."""
-    name = PLATFORM_NAMES.get(p["source"], p["source"])
+    name = platform_name(p["source"], "en" if lang == "en" else "zh")
     label = f"{name} #{p['rank']}" if p["rank"] else name
     raw = _fmt_heat(p["heat"])
     return f"{label} · {raw}" if raw else label
@@ -157,7 +153,7 @@ def _platform_label(p: dict[str, Any]) -> str:
 def _headline_figure(item: DigestItem, lang: str | None) -> str:
     """What a reader knows: where it is highest, that list's own heat, and on how many platforms
     (the fair-heat score orders the digest and stays in the JSON)."""
-    best = _platform_label(item.platforms[0])
+    best = _platform_label(item.platforms[0], lang)
     count = len({p["source"] for p in item.platforms})
     if count < 2:
         return best
@@ -192,7 +188,7 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
             figure = _md_escape(_headline_figure(item, d.lang))
             lines.append(f"{n}. {mark}**{_md_escape(item.title)}** — {figure}{spark}")
             for p in item.platforms:
-                lines.append(f"   - {_md_escape(_platform_label(p))}: {_md_escape(p['title'])}"
+                lines.append(f"   - {_md_escape(_platform_label(p, d.lang))}: {_md_escape(p['title'])}"
                              + (f" — <{p['url']}>" if p["url"] else ""))
             if item.why:
                 lines.append(f"   - why merged: {_md_escape(item.why['summary'])}")
@@ -205,7 +201,7 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
         for item in d.items:
             plats = []
             for p in item.platforms:
-                label = e(_platform_label(p))
+                label = e(_platform_label(p, d.lang))
                 title = e(p["title"])
                 plats.append(f'<li>{label}: <a href="{e(p["url"])}" rel="noopener noreferrer nofollow">{title}</a></li>'
                              if p["url"] else f"<li>{label}: {title}</li>")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .captions.caption import Caption
-from .engine.values import Captioned, Chosen, Silenced, Utterance
+from .engine.values import Captioned, Chosen, Said, Silenced
 from .gating import Decision
 from .sessions import Session, SessionStore, clean_utterance
 
@@ -67,7 +67,7 @@ class LiveLoop:
         decision: Decision | None = None
         for spec in self.engine.for_event("utterance"):
             record = await self.engine.run(spec.name, trigger="event:utterance",
-                                           value=Utterance(session, clean, now))
+                                           value=Said(session, clean, now))
             end = record.result
             d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
             made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None

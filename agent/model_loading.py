@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ModelError
-from .ranking import EmbeddingCache, MicroBatcher, Ranker
+from .ranking import Embedder, EmbeddingCache, MicroBatcher, Ranker, build_embedder
 from .settings import Settings
 
-__all__ = ["LoadedRanker", "blas_threads_for", "load_ranker"]
+__all__ = ["EmbedderFactory", "LoadedRanker", "blas_threads_for", "fixed_embedder", "load_ranker"]
+
+# Makes the embedder the settings ask for; None means lexical ranking only. May raise ModelError.
+EmbedderFactory = Callable[[Settings], Embedder | None]
 
 log = logging.getLogger("trendlens.runtime")
 
@@ -23,15 +27,18 @@ class LoadedRanker:
     model_error: str | None = None  # why the model is missing, when ranking fell back to lexical
 
 
-async def load_ranker(settings: Settings, choice: Any = "settings") -> LoadedRanker:
-    """Build the ranker off the event loop. `choice`: "settings" to build the configured
-    embedder, else an Embedder, or None for lexical ranking only."""
-    from . import ranking  # looked up at call time: the fault tests replace ranking.build_embedder
+def fixed_embedder(embedder: Embedder | None) -> EmbedderFactory:
+    """A factory that makes this embedder whatever the settings say (None: lexical ranking only)."""
+    return lambda _settings: embedder
 
-    embedder: Any = None
+
+async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build_embedder) -> LoadedRanker:
+    """Build the ranker off the event loop, on the embedder `make_embedder` makes for `settings`; a
+    model that cannot load leaves lexical ranking and the reason."""
+    embedder: Embedder | None = None
     error = None
     try:
-        embedder = await asyncio.to_thread(ranking.build_embedder, settings) if choice == "settings" else choice
+        embedder = await asyncio.to_thread(make_embedder, settings)
     except ModelError as exc:
         error = str(exc)
         log.error("embedding model unavailable, ranking lexically only: %s", exc)

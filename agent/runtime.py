@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .captions.caption import Caption
-from .captions.composer import CaptionComposer, LlmConfig
+from .captions.composer import CaptionComposer
 from .collect import Collector
 from .display import Display
 from .display.base import CaptionFanout
 from .display.configured import build_displays
 from .display.hud import HudHub
-from .display.mentra import MentraApp
 from .display.mentra_speech import Heard
 from .display.redis_fanout import RedisFanout
 from .display.router import DisplayRouter
@@ -39,10 +38,10 @@ from .engine.runner import WorkflowEngine
 from .errors import InputError
 from .joblocks import job_locks_for
 from .live import LiveLoop, LiveResult
+from .llm import LlmConfig
 from .metrics import Metrics
-from .model_loading import load_ranker
-from .ranking import Ranked, Ranker
-from .ranking.window import ConversationWindow
+from .model_loading import EmbedderFactory, fixed_embedder, load_ranker
+from .ranking import Embedder, Ranked, Ranker, RankQuery, build_embedder
 from .resources import workflows_dir
 from .scheduling import FetchJob
 from .sessions import Session, SessionManager, SessionStore
@@ -82,28 +81,39 @@ class UtteranceResult:
 
 class Runtime:
     def __init__(self, *, settings: Settings, store: Store, collector: Collector, sessions: SessionStore,
-                 hud: CaptionFanout, metrics: Metrics | None = None, embedder: Any = "settings") -> None:
+                 hud: CaptionFanout, metrics: Metrics | None = None,
+                 embedder: EmbedderFactory | Embedder | None = build_embedder) -> None:
         self.settings, self.store, self.collector, self.sessions, self.hud = settings, store, collector, sessions, hud
         self.metrics = metrics or Metrics()
-        self.embedder_choice = embedder  # "settings" = build from settings; else an Embedder, or None for lexical
+        # the model is made in `start`, off the event loop: the factory, or the embedder given (None: lexical)
+        self.make_embedder: EmbedderFactory = (
+            fixed_embedder(embedder) if embedder is None or isinstance(embedder, Embedder) else embedder)
         self.model_error: str | None = None
         self.index = TopicIndex(store, metrics=self.metrics)
-        llm = (LlmConfig(base_url=settings.llm_base_url, model=settings.llm_model,
-                         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None)
-               if settings.llm_base_url else None)
-        self.composer = CaptionComposer(self.index, llm=llm)
-        self.router = DisplayRouter({"hud": hud})
+        llm = LlmConfig.from_settings(settings)
+        llm_client = None
+        if llm is not None:
+            import httpx
+
+            llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
+        self.composer = CaptionComposer(self.index, llm=llm, llm_client=llm_client)
+        # the MentraOS app server (`mentra`, when that display is configured) hears transcripts only
+        # once the service runs, by which time the live loop below exists
+        displays, self.mentra = build_displays(settings, hud, on_transcript=self._on_mentra_transcript)
+        self.router = DisplayRouter(displays)
         self.fetch_job = FetchJob(collector, job_locks_for(settings))
-        self.deps: PartsDeps | None = None
-        self.mentra: MentraApp | None = None  # the MentraOS app server, when the mentra display is configured
-        self._engine: WorkflowEngine | None = None
-        self.live: LiveLoop | None = None
+        self.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=self.index, composer=self.composer,
+                              router=self.router, fetch_job=self.fetch_job)
+        self._engine = WorkflowEngine(self.deps, settings.workflows_dir or workflows_dir())
+        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        self.live = LiveLoop(self._engine, sessions, metrics=self.metrics, shared=shared)
 
     # -- construction ----------------------------------------------------------
     @classmethod
     def build(cls, settings: Settings, *, store: Store | None = None, collector: Collector | None = None,
-              embedder: Any = "settings") -> Runtime:
-        """Wire every part; the model is loaded later by `start` (off the event loop)."""
+              embedder: EmbedderFactory | Embedder | None = build_embedder) -> Runtime:
+        """Open the store and the collector, make every part and watch them; the model is loaded later
+        by `start` (off the event loop)."""
         store = store or open_store(settings)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
                       sessions=SessionManager(store), hud=_caption_fanout(settings), embedder=embedder)
@@ -116,24 +126,12 @@ class Runtime:
         runtime.metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                               lambda: runtime.ranker.batcher.queue_depth
                               if runtime.ranker and runtime.ranker.batcher else 0)
-        displays, runtime.mentra = build_displays(settings, runtime.hud, on_transcript=runtime._on_mentra_transcript)
-        runtime.router = DisplayRouter(displays)
-        if settings.llm_base_url:
-            import httpx
-
-            runtime.composer.llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
-        runtime.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=runtime.index,
-                                 composer=runtime.composer, router=runtime.router, fetch_job=runtime.fetch_job)
-        engine = WorkflowEngine(runtime.deps, settings.workflows_dir or workflows_dir())
-        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
-        runtime.live = LiveLoop(engine, runtime.sessions, metrics=runtime.metrics, shared=shared)
-        runtime.engine = engine
         return runtime
 
     # -- lifecycle -------------------------------------------------------------
     async def start(self) -> None:
         """Load the embedding model (degrading to lexical ranking if it fails) and index the store."""
-        loaded = await load_ranker(self.settings, self.embedder_choice)
+        loaded = await load_ranker(self.settings, self.make_embedder)
         self.model_error = loaded.model_error
         self.index.ranker = loaded.ranker
         if isinstance(self.hud, RedisFanout):
@@ -146,7 +144,7 @@ class Runtime:
             await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
-        if self.live is not None and self.live.shared is not None:
+        if self.live.shared is not None:
             await self.live.shared.aclose()
         if self.ranker is not None and self.ranker.batcher is not None:
             self.ranker.batcher.close()
@@ -171,15 +169,14 @@ class Runtime:
 
     # -- delegations kept for the call sites ---------------------------------------
     @property
-    def engine(self) -> WorkflowEngine | None:
+    def engine(self) -> WorkflowEngine:
         return self._engine
 
     @engine.setter
-    def engine(self, engine: WorkflowEngine | None) -> None:
+    def engine(self, engine: WorkflowEngine) -> None:
         """Swapping the engine (e.g. another workflows folder) swaps it for the live loop too."""
         self._engine = engine
-        if self.live is not None and engine is not None:
-            self.live.engine = engine
+        self.live.engine = engine
 
     @property
     def ranker(self) -> Ranker | None:
@@ -214,11 +211,8 @@ class Runtime:
         """Re-index the current snapshot of every source and re-cluster across platforms."""
         return await self.index.refresh()
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
-                   exclude: set[str] | None = None, gate: bool = False, gate_offset: float = 0.0,
-                   latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
-        return await self.index.rank(query, top_k=top_k, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
-                                     gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k)
+    async def rank(self, q: RankQuery) -> list[Ranked]:
+        return await self.index.rank(q)
 
     def cluster_list(self) -> list[Story]:
         return self.index.cluster_list()
@@ -229,5 +223,4 @@ class Runtime:
     async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,
                                now: float | None = None) -> UtteranceResult:
         """One utterance in, captions out (usually none): the glasses' whole loop."""
-        assert self.live is not None
         return UtteranceResult.of(await self.live.hear(session, text, final=final, now=now))

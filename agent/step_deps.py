@@ -10,8 +10,7 @@ from typing import Any
 from .captions.caption import Caption
 from .captions.composer import CaptionComposer
 from .display.router import DisplayRouter
-from .ranking import Ranked
-from .ranking.window import ConversationWindow
+from .ranking import Ranked, RankQuery
 from .scheduling import FetchJob
 from .store import Store
 from .stories import Story
@@ -35,11 +34,8 @@ class PartsDeps:
         outcomes = await self.fetch_job.run(sources)  # the collector's listeners re-index afterwards
         return {o.source: o.status for o in outcomes}
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True,
-                   mmr: bool = True, exclude: set[str] | None = None, gate: bool = False,
-                   gate_offset: float = 0.0, latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
-        return await self.index.rank(query, top_k=top_k, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
-                                     gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k)
+    async def rank(self, q: RankQuery) -> list[Ranked]:
+        return await self.index.rank(q)
 
     def story_key(self, topic_id: str) -> str:
         return self.index.story_key(topic_id)

@@ -421,7 +421,7 @@ class Story:
     members: tuple[Topic, ...]
     heat: float  # sum of member raw heats (None counts as 0): kept for display only
     platforms: tuple[str, ...]  # hottest first by each platform's best normalised heat
-    score: float = 0.0  # fair heat: each platform's best normalised heat, summed (ranking/heat.py)
+    score: float = 0.0  # fair heat: each platform's best normalised heat, summed (ranking/fair_heat.py)
     links: tuple[Link, ...] = ()  # the links that grew it, strongest first
 
     @property

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from .links import readable_link, safe_link
 from .models import Topic
-from .ranking.heat import normalised_heat
+from .platforms import platform_name
+from .ranking.fair_heat import normalised_heat
 from .store.records import StoredTopic
 from .stories import Story
 
@@ -59,8 +60,6 @@ class StoryAnswer:
 
     def where(self, lang: str, *, limit: int | None = None, spoken: bool = False) -> str:
         """"抖音第1、百度第3" / "Douyin #1, Baidu #3"; `spoken` for a voice ("抖音排第1")."""
-        from .chat.platforms import platform_name  # here: the digest reads this module, chat reads the digest
-
         parts = []
         for p in self.places[:limit]:
             name = platform_name(p.source, lang)

@@ -38,7 +38,7 @@ import numpy as np
 from .errors import StoppingError
 from .models import Topic, stable_id
 from .ranking.embedders import Embedder
-from .ranking.heat import normalised_heat
+from .ranking.fair_heat import normalised_heat
 from .stories import (
     DENSE_FITTED_ON,
     LINK_MODELS,

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import StoreError
-from .ranking import Ranked, Ranker
-from .ranking.window import ConversationWindow
+from .ranking import Ranked, Ranker, RankQuery
 from .store import Store, StoredTopic
 from .stories import Story
 from .story_grouping import StoryIndex, background_of, link_model_for
@@ -160,9 +159,7 @@ class TopicIndex:
             out |= members.get(story, frozenset())
         return out
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True, mmr: bool = True,
-                   exclude: set[str] | None = None, gate: bool = False, gate_offset: float = 0.0,
-                   latest: str | None = None, latest_top_k: int = 0) -> list[Ranked]:
+    async def rank(self, q: RankQuery) -> list[Ranked]:
         """Rank current topics; one result per cross-platform cluster (its best member).
 
         The one ranking call of the service: the live loop, chat and search all come here,
@@ -177,9 +174,10 @@ class TopicIndex:
         def related(ids: Any) -> set[str]:
             return self.members_of({self.story_key(i) for i in ids})
 
-        raw = await ranker.rank(query, top_k=top_k * 3, prior=prior, mmr=mmr, exclude=exclude, gate=gate,
-                                gate_offset=gate_offset, latest=latest, latest_top_k=latest_top_k,
-                                related=related if latest_top_k else None)
+        # three times as many from the ranker: members of one story collapse to its best below
+        raw = await ranker.rank(q.text, top_k=q.top_k * 3, prior=q.prior, mmr=q.mmr, exclude=set(q.exclude),
+                                gate=q.gate, gate_offset=q.gate_offset, latest=q.latest,
+                                latest_top_k=q.latest_top_k, related=related if q.latest_top_k else None)
         if self.metrics is not None:
             self.metrics.ranking_seconds.observe(time.perf_counter() - started)
         seen: set[str] = set()
@@ -191,6 +189,6 @@ class TopicIndex:
                 continue
             seen.add(key)
             out.append(r)
-            if len(out) == top_k:
+            if len(out) == q.top_k:
                 break
         return out

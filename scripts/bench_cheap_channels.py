@@ -17,7 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
 
 from agent.ranking import EmbeddingCache, Ranker, build_embedder  # noqa: E402

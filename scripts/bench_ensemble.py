@@ -20,10 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
+import numpy as np
 from tune_relevance import Z_SCALE, bm25, dense_z, norm, ranks_of, recall  # noqa: E402
 
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for  # noqa: E402

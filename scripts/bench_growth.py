@@ -29,14 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from agent.models import Topic  # noqa: E402
 from agent.ranking import Ranker  # noqa: E402

@@ -27,7 +27,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 BASE = "5bf8bce"  # last commit before issue 16
-sys.path.insert(0, str(ROOT))
 
 
 def load_base(path: str, base: str, replace: dict[str, str] | None = None) -> ModuleType:

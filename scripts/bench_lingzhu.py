@@ -23,8 +23,10 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.api import create_app  # noqa: E402
+from agent.model_loading import fixed_embedder  # noqa: E402
 from agent.ranking import build_embedder  # noqa: E402
 from agent.settings import Settings  # noqa: E402
+from agent.testing import pct  # noqa: E402
 from tests.api.conftest import AUTH, LiveServer  # noqa: E402
 from tests.api.realdata import need_upstream, real_runtime  # noqa: E402
 
@@ -32,11 +34,6 @@ QUESTIONS = ["知乎上现在什么最火？", "What is trending on V2EX today?"
              "What's the hottest thing right now?", "反网络霸权 网警在行动是怎么回事",
              "why is 敦煌网在美爆火 trending?", "最近几个小时有什么新上榜的？", "What's new in the last few hours?",
              "最近有什么关于关税的热点?"]
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def main() -> int:
@@ -48,7 +45,7 @@ def main() -> int:
     need_upstream()
     overrides = {"llm_base_url": "http://llm.test/v1"} if args.slow_llm else {}
     runtime = real_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-")), **overrides)
-    runtime.embedder_choice = build_embedder(Settings(embedder=args.embedder, offline=True))
+    runtime.make_embedder = fixed_embedder(build_embedder(Settings(embedder=args.embedder, offline=True)))
     if args.slow_llm:
         async def slow(request: httpx.Request) -> httpx.Response:
             await asyncio.sleep(args.slow_llm)

@@ -22,6 +22,8 @@ from pathlib import Path
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from agent.testing import pct
+
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = {
     "trending (all)": ("trending", {"limit": 10}),
@@ -32,11 +34,6 @@ CALLS = {
     "new_or_rising": ("new_or_rising", {"hours": 6}),
     "digest": ("digest", {"hours": 24}),
 }
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 async def run(args: argparse.Namespace) -> None:

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from agent.models import Topic  # noqa: E402
 from agent.ranking import MicroBatcher, Ranker, RankerEntry, TopicPrior, build_embedder  # noqa: E402

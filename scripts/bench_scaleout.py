@@ -33,13 +33,9 @@ from agent.models import Topic  # noqa: E402
 from agent.sessions import SessionManager  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.store import open_store  # noqa: E402
+from agent.testing import pct  # noqa: E402
 
 DEVSET = ROOT.parent / "shared" / "devsets" / "relevance.json"
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def real_titles() -> tuple[list[tuple[str, str]], list[str]]:

@@ -16,7 +16,6 @@ import asyncio
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,17 +39,12 @@ from agent.replay import ReplayTransport  # noqa: E402
 from agent.resources import snapshot_dir  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.sources import build_sources  # noqa: E402
+from agent.testing import free_port  # noqa: E402
 
 # One-way latencies seen from a home connection in China / the US (rough, per request)
 LATENCY_S = {"weibo": 0.35, "zhihu": 0.30, "baidu": 0.25, "douyin": 0.45, "bilibili": 0.30, "toutiao": 0.28,
              "tieba": 0.40, "v2ex": 0.50, "hackernews": 0.15, "reddit": 0.30, "google_trends": 0.20,
              "github_trending": 0.60, "wikipedia": 0.25}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # -- 1. fetch cycle -----------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from agent.commands.rank import load_topics  # noqa: E402
 from agent.models import Topic  # noqa: E402

@@ -59,15 +59,9 @@ from agent.models import Topic  # noqa: E402
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder  # noqa: E402
 from agent.ranking.scoring import CalibrationProfile  # noqa: E402
 from agent.settings import Settings  # noqa: E402
+from agent.testing import pct  # noqa: E402
 
 ROOT = devsets.ROOT
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def recall_row(results: list[list[Any]], queries: list[dict]) -> dict[str, float]:
@@ -147,7 +141,7 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
     settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
                                            "rate_limit_per_s": 100000.0, "rate_limit_burst": 100000})
-    embedder: Any = "settings" if args.embedder is None else build_embedder(settings, args.embedder)
+    embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
     runtime = Runtime.build(settings, embedder=embedder)
     if fetched:
         by_source: dict[str, list[Topic]] = {}

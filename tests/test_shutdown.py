@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import free_port
+from agent.testing import free_port
 
 KEY = "shutdown-test-key"
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,8 @@ import pytest
 
 from agent.digest import build_digest, render_digest
 from agent.models import Topic
-from agent.ranking.heat import normalised_heat, story_heat
+from agent.ranking import RankQuery
+from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
 from agent.store import SQLiteStore
 from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases
@@ -270,6 +271,18 @@ def test_digest_json_lists_rank_raw_heat_and_why_merged(tmp_path: Path) -> None:
     assert "百度 \\#9 · 490万 · 2个平台" in md and "fair heat" not in md  # Baidu's only item leads its list
 
 
+def test_digest_names_each_platform_in_the_digest_language(tmp_path: Path) -> None:
+    store = _store_with(tmp_path, [
+        Topic(source="wikipedia", item_id="w", title="Super Bowl LIX halftime show", rank=1, heat=2e6, lang="en"),
+        Topic(source="hackernews", item_id="h", title="A new open source database engine", rank=3, heat=412,
+              lang="en"),
+        Topic(source="weibo", item_id="b", title="国内油价或出现近三年来最大跌幅", rank=2, heat=4.9e6, lang="zh"),
+    ])
+    en = render_digest(build_digest(store, lang="en"), "md")
+    assert "Wikipedia \\#1" in en and "Hacker News \\#3" in en
+    zh = render_digest(build_digest(store), "md")
+    assert "维基百科 \\#1" in zh and "微博 \\#2" in zh
+
 @needs_chromium
 def test_digest_page_reads_like_a_news_page_in_a_real_browser(tmp_path: Path) -> None:
     from datetime import timedelta
@@ -327,7 +340,7 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
                      topic("baidu", "b2", "大熊猫芦芦去世 死因公布", rank=2, heat=4e5)])
     await rt.start()
     try:
-        ranked = await rt.rank("油价最大跌幅", top_k=1, prior=False)
+        ranked = await rt.rank(RankQuery(text="油价最大跌幅", top_k=1, prior=False))
         caption = rt.composer.compose(ranked[0], profile="hud-web")
         assert "百度#1 · 抖音#9" in caption.text
         assert "百度#1 · 抖音#9 50万" in caption.text  # the leading platform's own heat, not a sum of two scales

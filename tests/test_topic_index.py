@@ -9,7 +9,7 @@ import pytest
 
 from agent.collect import Collector
 from agent.errors import StoreError
-from agent.ranking import HashEmbedder, Ranker
+from agent.ranking import HashEmbedder, Ranker, RankQuery
 from agent.settings import Settings
 from agent.store import open_store
 from agent.topic_index import TopicIndex
@@ -60,7 +60,7 @@ async def test_ranking_gives_one_result_per_story(filled):
     index = _index(filled)
     await index.refresh()
     multi = next(c for c in index.cluster_list() if len({m.source for m in c.members}) > 1)
-    ranked = await index.rank(multi.members[0].title, top_k=10, prior=False, mmr=False)
+    ranked = await index.rank(RankQuery(text=multi.members[0].title, top_k=10, prior=False, mmr=False))
     keys = [index.story_key(r.topic.id) for r in ranked]
     assert len(keys) == len(set(keys)) and multi.id in keys
     assert index.members_of({multi.id}) >= {m.id for m in multi.members}
@@ -79,7 +79,7 @@ async def test_a_failed_build_reaches_everyone_waiting_and_the_next_build_runs(f
 async def test_before_the_model_is_loaded_nothing_is_indexed(filled):
     index = TopicIndex(filled)
     assert await index.refresh() > 0
-    assert index.stored == {} and await index.rank("春晚") == []
+    assert index.stored == {} and await index.rank(RankQuery(text="春晚")) == []
 
 
 async def test_an_index_follows_topics_another_instance_wrote(filled, database_url, tmp_path):
@@ -98,6 +98,6 @@ async def test_an_index_follows_topics_another_instance_wrote(filled, database_u
     assert await index.follow() is True
     assert index.builds == builds + 1
     assert "user:1" in index.stored
-    ranked = await index.rank("量子猫咪合唱团全国巡演", top_k=1, prior=False, mmr=False)
+    ranked = await index.rank(RankQuery(text="量子猫咪合唱团全国巡演", top_k=1, prior=False, mmr=False))
     assert ranked[0].topic.id == "user:1"
     assert await index.follow() is False

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.api.conftest import free_port
+from agent.testing import free_port
 from tests.conftest import ROOT
 
 KEY = "wheel-test-key"

@@ -69,7 +69,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         if schedule:
             rt.index.debounce_s = SCHEDULED_DEBOUNCE_S  # a burst of fetch jobs costs one rebuild
             scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
-            assert rt.engine is not None
             schedule_workflows(scheduler, rt.engine, rt.fetch_job.locks)
             schedule_index_follow(scheduler, rt.index.follow, settings.index_poll_s)
             scheduler.start()

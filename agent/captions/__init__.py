@@ -5,7 +5,7 @@ from .fit import fit_text
 from .graphemes import clean_text, graphemes
 from .profiles import PROFILES, DisplayProfile, get_profile, resolve_profile
 from .summarize import summarize
-from .templates import compose_caption, format_heat, meta_line, platform_label
+from .templates import compose_caption, format_heat, meta_line
 
 __all__ = [
     "PROFILES",
@@ -18,7 +18,6 @@ __all__ = [
     "get_profile",
     "graphemes",
     "meta_line",
-    "platform_label",
     "resolve_profile",
     "summarize",
 ]

@@ -8,19 +8,17 @@ captions here and in chat name the same story the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
 
+from ..llm import LlmConfig
+from ..platforms import weak_headline
 from .caption import Caption
 from .summarize import summarize
 from .templates import compose_caption
 
-__all__ = ["CaptionComposer", "LlmConfig", "StoryLookup"]
-
-# Lists whose titles read badly as a headline ("owner/repo", "Super_Bowl_LIX" article names)
-_WEAK_HEADLINES = ("github_trending", "wikipedia")
+__all__ = ["CaptionComposer", "StoryLookup"]
 
 
 class StoryLookup(Protocol):
@@ -33,20 +31,11 @@ class StoryLookup(Protocol):
     def stored(self) -> Mapping[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class LlmConfig:
-    """The OpenAI-compatible endpoint used for glosses."""
-
-    base_url: str
-    model: str
-    api_key: str | None = None
-
-
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
     """The member that words the story best: the matched item, unless a news-like list does better."""
-    if topic.source not in _WEAK_HEADLINES:
+    if not weak_headline(topic.source):
         return topic
-    better = [m for m in members if m.source not in _WEAK_HEADLINES]
+    better = [m for m in members if not weak_headline(m.source)]
     return max(better, key=lambda m: m.heat or 0) if better else topic
 
 

@@ -7,11 +7,11 @@ goes out instead — a caption late or missing is worse than a plain one.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import httpx
 
+from ..llm import LlmConfig, LlmFailed, complete
 from .graphemes import clean_text
 
 __all__ = ["summarize"]
@@ -37,34 +37,15 @@ async def summarize(
     max_chars: int = 60,
 ) -> str | None:
     """A one-sentence gloss of `topic_title` given the conversation `context`, or None."""
-    payload = {
-        "model": model,
-        "messages": [
-            {"role": "system", "content": _SYSTEM.format(max_chars=max_chars)},
-            {"role": "user", "content": f"Topic: {topic_title}\nConversation: {context}"},
-        ],
-        "max_tokens": 120,
-        "temperature": 0.3,
-    }
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    url = base_url.rstrip("/") + "/chat/completions"
+    messages = [
+        {"role": "system", "content": _SYSTEM.format(max_chars=max_chars)},
+        {"role": "user", "content": f"Topic: {topic_title}\nConversation: {context}"},
+    ]
+    llm = LlmConfig(base_url=base_url, model=model, api_key=api_key, timeout_s=timeout_s)
     try:
-        # wait_for bounds the whole exchange; httpx's timeout alone is per phase.
-        response = await asyncio.wait_for(
-            client.post(url, json=payload, headers=headers, timeout=timeout_s), timeout_s
-        )
-    except (httpx.HTTPError, TimeoutError) as exc:
-        log.info("summarizer unavailable (%s: %s)", type(exc).__name__, exc)
-        return None
-    if response.status_code != 200:
-        log.info("summarizer answered HTTP %s", response.status_code)
-        return None
-    try:
-        content = response.json()["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        log.info("summarizer answered an unexpected body")
-        return None
-    if not isinstance(content, str):
+        content = await complete(client, llm, messages, max_tokens=120, temperature=0.3)
+    except LlmFailed as exc:
+        log.info("summarizer unavailable (%s)", exc)
         return None
     text = clean_text(content).strip("\"'“”‘’ ")
     # Far longer than asked means the model rambled: the template reads better.

@@ -10,45 +10,19 @@ import time
 from typing import Literal, assert_never
 
 from ..models import detect_lang
+from ..platforms import caption_label, heat_unit
 from .caption import Caption
 from .fit import fit_text
 from .graphemes import clean_text
 from .profiles import DisplayProfile, resolve_profile
 
-__all__ = ["PLATFORM_LABELS", "Trend", "compose_caption", "format_heat", "meta_line", "platform_label"]
+__all__ = ["Trend", "compose_caption", "format_heat", "meta_line"]
 
 Trend = Literal["new", "rising", "falling", "steady"]
 CaptionLang = Literal["zh", "en"]
 
-PLATFORM_LABELS: dict[str, str] = {
-    "weibo": "微博",
-    "zhihu": "知乎",
-    "baidu": "百度",
-    "douyin": "抖音",
-    "bilibili": "B站",
-    "toutiao": "头条",
-    "tieba": "贴吧",
-    "v2ex": "V2EX",
-    "hackernews": "HN",
-    "reddit": "Reddit",
-    "google_trends": "Google",
-    "github_trending": "GitHub",
-    "wikipedia": "Wiki",
-}
-# What an English heat number counts, where the platform says so.
-_HEAT_UNITS_EN: dict[str, str] = {
-    "hackernews": "pts",
-    "reddit": "pts",
-    "github_trending": "★",
-    "wikipedia": "views",
-}
 _SEP = " · "
 _MAX_PLATFORMS = 4
-
-
-def platform_label(platform: str) -> str:
-    """Display name of a platform ("weibo" → "微博"); unknown names pass through."""
-    return PLATFORM_LABELS.get(platform, platform)
 
 
 def _compact(value: float, unit: float, suffix: str) -> str:
@@ -98,7 +72,7 @@ def meta_line(
     story that do not fit are counted ("微博#3 · 抖音#5 +2"), so the line never undercounts a story."""
     hash_sep = "#" if lang == "zh" else " #"
     where = _SEP.join(
-        platform_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
+        caption_label(p) + (f"{hash_sep}{rank}" if rank is not None else "") for p, rank in platforms
     ) + (f" +{more}" if more > 0 else "")
     prefix, suffix = _trend_marks(trend, lang, emoji)
     line = f"{prefix}{where}{suffix}".strip()
@@ -107,7 +81,7 @@ def meta_line(
         if lang == "zh":
             line = f"{line} {amount}" if line else amount
         else:
-            unit = _HEAT_UNITS_EN.get(platforms[0][0], "") if platforms else ""
+            unit = heat_unit(platforms[0][0]) if platforms else ""
             amount = f"{amount} {unit}" if unit else amount
             line = f"{line}{_SEP}{amount}" if line else amount
     return line

@@ -72,7 +72,7 @@ async def answer_question(runtime: Runtime, question: str, *, style: Style = "ch
     count = 2 if style == "glasses" else limit
     intent = detect_intent(question, has_history=bool(history))
     text, facts = await _compose(runtime, intent, question, lang, style, count, history)
-    if facts and runtime.settings.llm_base_url:
+    if facts and runtime.composer.llm is not None:
         worded = await llm_wording(runtime, question, text, style, lang, titles=[f.title for f in facts])
         if worded:
             text = worded

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ..links import readable_link
+from ..platforms import platform_name
 from .facts import Fact, Placement, heat_words, short_title
-from .platforms import platform_name
 
 __all__ = ["Style", "render_fresh", "render_hottest", "render_no_lists", "render_no_place", "render_nothing",
            "render_platform", "render_search", "render_small_talk", "render_unresolved"]

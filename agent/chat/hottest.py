@@ -1,7 +1,7 @@
 """What is hottest across platforms, on heat normalised per platform.
 
 Raw heat cannot be compared across lists: Weibo counts millions, V2EX counts replies.
-Each topic scores by its place on its own list (`ranking.heat.normalised_heat`, the same
+Each topic scores by its place on its own list (`ranking.fair_heat.normalised_heat`, the same
 fair heat the digest and the live prior use), and a story scores the sum over the
 platforms that list it (its best item per platform), so a story on three lists outranks
 a #1 on one.
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..models import Topic
-from ..ranking.heat import normalised_heat
+from ..ranking.fair_heat import normalised_heat
 from ..stories import Story
 
 __all__ = ["HotStory", "hottest"]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from .platforms import find_platform
+from ..platforms import Category, find_platform, in_category
 
 __all__ = ["FollowUp", "Fresh", "Hottest", "Intent", "PlatformList", "Search", "SmallTalk", "Story", "StoryAt",
            "detect_intent", "question_lang"]
@@ -147,11 +147,11 @@ _HOTTEST = re.compile(r"最火|最热|热度最高|最受关注|最热门|最多
                       r"\bhottest\b|\bmost (?:popular|talked|discussed)\b|\bbiggest\b|\btop (?:stories|story|news|"
                       r"topics?|trends?)\b|\btrending\b|\bhot\b|\bviral\b|\bheadlines?\b|\bbuzz", re.I)
 
-# Category words → the platforms that cover them ("what's trending in tech?")
-_CATEGORIES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+# Category words → the subject; agent/platforms.py says which platforms cover it ("what's trending in tech?")
+_CATEGORIES: tuple[tuple[re.Pattern[str], Category], ...] = (
     (re.compile(r"\b(tech|technology|programming|developers?|coding|software|open source|ai)\b"
-                r"|科技|技术|程序员|编程|开源", re.I), ("hackernews", "github_trending", "v2ex", "reddit")),
-    (re.compile(r"\b(videos?|youtube)\b|视频|哔哩", re.I), ("bilibili", "douyin")),
+                r"|科技|技术|程序员|编程|开源", re.I), "tech"),
+    (re.compile(r"\b(videos?|youtube)\b|视频|哔哩", re.I), "video"),
 )
 # "in China" / "国外": a question about one region's lists, told apart by their language.
 _REGIONS: tuple[tuple[re.Pattern[str], Region], ...] = (
@@ -354,9 +354,9 @@ def detect_intent(question: str, *, has_history: bool = False) -> Intent:
     if _FRESH.search(q) and not core:
         return Fresh(hours=_hours(q), region=_region(q))
     sources: tuple[str, ...] = ()
-    for pattern, covered in _CATEGORIES:
+    for pattern, category in _CATEGORIES:
         if pattern.search(q):
-            sources = covered
+            sources = in_category(category)
             break
     if not core and not sources:
         return Hottest(region=_region(q))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..models import Topic
 from ..ranking.lexical import tokenize
+from ..ranking.query import RankQuery
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -21,7 +22,7 @@ __all__ = ["find_story", "relevant", "title_matches"]
 
 async def relevant(runtime: Runtime, query: str, *, top_k: int) -> list[Topic]:
     """Topics that pass the one relevance gate for `query`, best first, one per story."""
-    ranked = await runtime.rank(query, top_k=top_k, prior=True, mmr=True, gate=True)
+    ranked = await runtime.rank(RankQuery(text=query, top_k=top_k, gate=True))
     return [r.topic for r in ranked]
 
 

@@ -13,8 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import httpx
-
+from ..llm import LlmFailed, complete
 from ..models import detect_lang
 from .answers import Style
 
@@ -40,9 +39,8 @@ def _gloss_rule(titles: Sequence[str], lang: str) -> str:
 async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Style, lang: str, *,
                       titles: Sequence[str] = ()) -> str | None:
     """The LLM's wording of `grounded`, or None (not configured, failed, slow, empty)."""
-    s = runtime.settings
-    client = runtime.llm_client
-    if not s.llm_base_url or client is None:
+    llm, client = runtime.composer.llm, runtime.llm_client
+    if llm is None or client is None:
         return None
     rule = ("Answer in at most two short sentences for a smart-glasses display and a voice: no links, "
             "at most two items, platforms named in words." if style == "glasses"
@@ -54,15 +52,10 @@ async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Sty
                                       f"Reply in {'Chinese' if lang == 'zh' else 'English'}."},
         {"role": "user", "content": question},
     ]
-    headers = {"Authorization": f"Bearer {s.llm_api_key.get_secret_value()}"} if s.llm_api_key else {}
     try:
-        resp = await client.post(s.llm_base_url.rstrip("/") + "/chat/completions", headers=headers,
-                                 json={"model": s.llm_model, "messages": messages, "temperature": 0.3},
-                                 timeout=s.llm_timeout_s)
-        resp.raise_for_status()
-        content = str(resp.json()["choices"][0]["message"]["content"]).strip()
-    except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as exc:
-        log.warning("LLM wording failed (%s); answering from the template", type(exc).__name__)
+        content = (await complete(client, llm, messages, temperature=0.3)).strip()
+    except LlmFailed as exc:
+        log.warning("LLM wording failed (%s); answering from the template", exc)
         return None
     if style == "glasses":
         content = _LINK.sub("", content).strip()

@@ -92,7 +92,6 @@ def run_now(args: argparse.Namespace) -> int:
     async def go() -> dict:
         runtime = Runtime.build(settings)
         try:
-            assert runtime.engine is not None
             spec = runtime.engine.get(args.name)
             event = getattr(spec.trigger, "event", None)
             if event:  # as the API answers: these start from an utterance, which a command line has not

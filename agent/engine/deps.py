@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..captions.caption import Caption
-from ..ranking import Ranked
-from ..ranking.window import ConversationWindow
+from ..ranking import Ranked, RankQuery
 from ..store import Store
 from ..stories import Story
 
@@ -30,10 +29,7 @@ class StepDeps(Protocol):
         """Run the scheduler's fetch job for these sources (all when None); source → outcome status."""
         ...
 
-    async def rank(self, query: str | ConversationWindow, *, top_k: int = 5, prior: bool = True,
-                   mmr: bool = True, exclude: set[str] | None = None, gate: bool = False,
-                   gate_offset: float = 0.0, latest: str | None = None,
-                   latest_top_k: int = 0) -> list[Ranked]: ...
+    async def rank(self, q: RankQuery) -> list[Ranked]: ...
 
     def story_key(self, topic_id: str) -> str: ...
 

@@ -88,7 +88,7 @@ class WorkflowEngine:
                 if w.enabled and not isinstance(w.trigger, str) and getattr(w.trigger, "event", None) == event]
 
     async def run(self, name: str, *, trigger: str = "manual", value: Any = None) -> RunRecord:
-        """Run a workflow from `value` (an `Utterance` for utterance workflows; `Start()` by default)."""
+        """Run a workflow from `value` (a `Said` for utterance workflows; `Start()` by default)."""
         spec = self.get(name)
         value = Start() if value is None else value
         if not isinstance(value, start_type(spec)):

@@ -31,7 +31,7 @@ from pydantic import (
 )
 
 from ..errors import ConfigError
-from .values import Start, Utterance
+from .values import Said, Start
 
 __all__ = ["SCHEMA_HEADER", "StepLike", "StepSpec", "WorkflowError", "WorkflowSpec", "load_workflow", "start_type",
            "write_schema"]
@@ -154,7 +154,7 @@ def _locate(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
 
 def start_type(spec: WorkflowSpec) -> type:
     """The value a run of this workflow starts from."""
-    return Utterance if getattr(spec.trigger, "event", None) == "utterance" else Start
+    return Said if getattr(spec.trigger, "event", None) == "utterance" else Start
 
 
 def load_workflow(path: Path, *, step_names: dict[str, type[BaseModel]] | None = None,

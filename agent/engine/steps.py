@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
-from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Silenced, Start, Utterance
+from ..ranking.query import RankQuery
+from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -74,15 +75,15 @@ async def fetch(ctx: RunContext, _: Start, p: FetchParams) -> tuple[Fetched, str
 
 # --- rank ------------------------------------------------------------------
 class RankParams(_Params):
-    top_k: int = Field(default=5, ge=1, le=50)
-    prior: bool = Field(default=True, description="favour hot and rising topics a little")
-    mmr: bool = Field(default=True, description="diversify the top-k")
+    top_k: int = Field(default=RankQuery.top_k, ge=1, le=50)
+    prior: bool = Field(default=RankQuery.prior, description="favour hot and rising topics a little")
+    mmr: bool = Field(default=RankQuery.mmr, description="diversify the top-k")
     latest_top_k: int = Field(default=10, ge=0, le=100, description=(
         "a candidate must also be among this many relevant matches of the newest utterance alone "
         "(0 = off): the window gives context, but new captions need new words about them"))
 
 
-async def rank(ctx: RunContext, said: Utterance, p: RankParams) -> tuple[Candidates, str]:
+async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, str]:
     session = said.session
     early = session.gate.blocked(said.now)
     if early is not None:
@@ -90,9 +91,10 @@ async def rank(ctx: RunContext, said: Utterance, p: RankParams) -> tuple[Candida
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
     exclude = ctx.deps.members_of(session.gate.recently_shown(said.now))
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
-    ranked = await ctx.deps.rank(session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, exclude=exclude,
-                                 gate=True, gate_offset=session.gate.policy.relevance_offset,
-                                 latest=said.text, latest_top_k=p.latest_top_k)
+    ranked = await ctx.deps.rank(RankQuery(text=session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr,
+                                           exclude=frozenset(exclude), gate=True,
+                                           gate_offset=session.gate.policy.relevance_offset,
+                                           latest=said.text, latest_top_k=p.latest_top_k))
     detail = f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
     return Candidates(said, ranked), detail
 
@@ -227,7 +229,7 @@ STEPS: dict[str, Step] = {
         Step("fetch", FetchParams, fetch, "fetch sources once and refresh the ranking index",
              (Start,), Fetched),
         Step("rank", RankParams, rank, "rank current topics against the session's conversation",
-             (Utterance,), Candidates),
+             (Said,), Candidates),
         Step("filter", FilterParams, filter_items, "keep/drop candidates by keywords, regex or source",
              (Candidates,)),
         Step("gate", GateParams, gate, "decide whether to show the best candidate now",

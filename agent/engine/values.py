@@ -3,7 +3,7 @@
 A step takes the value the step before it made and returns the next one, so an
 utterance can be followed to the display by reading types:
 
-    Utterance ─rank→ Candidates ─gate→ Chosen ─caption→ Captioned ─(summarize, push)→ Captioned
+    Said ─rank→ Candidates ─gate→ Chosen ─caption→ Captioned ─(summarize, push)→ Captioned
     Start ─fetch→ Fetched            Start | Fetched ─digest→ DigestMade ─push→ DigestMade
 
 The loader checks that each step accepts what the step before gives, before anything runs.
@@ -19,7 +19,7 @@ from ..gating import Decision
 from ..ranking import Ranked
 from ..sessions import Session
 
-__all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Silenced", "Start", "Utterance"]
+__all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Said", "Silenced", "Start"]
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,11 @@ class Start:
 
 
 @dataclass(frozen=True)
-class Utterance:
-    """What an utterance event starts from: a final utterance of a session."""
+class Said:
+    """What an utterance event starts from: a final utterance of a session.
+
+    (A conversation window keeps its own timed lines: `ranking.window.Utterance`.)
+    """
 
     session: Session
     text: str
@@ -38,7 +41,7 @@ class Utterance:
 
 @dataclass(frozen=True)
 class Candidates:
-    utterance: Utterance
+    utterance: Said
     ranked: list[Ranked] = field(default_factory=list)
 
 
@@ -46,14 +49,14 @@ class Candidates:
 class Chosen:
     """The gate said show: its decision and the candidate it chose."""
 
-    utterance: Utterance
+    utterance: Said
     decision: Decision
     chosen: Ranked
 
 
 @dataclass(frozen=True)
 class Captioned:
-    utterance: Utterance
+    utterance: Said
     decision: Decision
     chosen: Ranked
     caption: Caption
@@ -63,7 +66,7 @@ class Captioned:
 class Silenced:
     """What a live run ends with when the gate stays silent: the decision, and no caption."""
 
-    utterance: Utterance
+    utterance: Said
     decision: Decision
 
 
@@ -76,3 +79,7 @@ class Fetched:
 class DigestMade:
     digest: Digest
     text: str  # rendered in the step's format
+
+
+# The name this value had before `Said`; the window's line is `ranking.window.Utterance`.
+Utterance = Said

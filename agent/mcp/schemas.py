@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..chat.facts import Fact
-from ..chat.platforms import platform_name
+from ..platforms import platform_name
 from ..story_answer import StoryAnswer
 
 __all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",

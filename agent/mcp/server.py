@@ -21,9 +21,9 @@ from pydantic import BaseModel, Field
 from ..captions.profiles import PROFILES
 from ..chat.answers import render_fresh, render_hottest, render_nothing, render_platform
 from ..chat.facts import Fact
-from ..chat.platforms import find_platform, platform_name
 from ..digest import Digest
 from ..errors import InputError
+from ..platforms import find_platform, platform_name
 from ..queries import (
     digest_window,
     fresh_stories,

@@ -18,7 +18,7 @@ from ..captions.caption import Caption
 from ..chat.facts import Fact, gather
 from ..engine.steps import RankParams
 from ..gating import Candidate, Frequency, GatePolicy, Reason, SessionGate
-from ..ranking import Ranked
+from ..ranking import Ranked, RankQuery
 from ..ranking.lexical import tokenize
 from ..ranking.window import ConversationWindow
 from ..sessions import clean_utterance
@@ -45,8 +45,7 @@ class Glance:
 
 def _rank_params(runtime: Runtime) -> RankParams:
     """The rank step's parameters in the workflow that captions utterances (the defaults without one)."""
-    engine = runtime.engine
-    for spec in engine.for_event("utterance") if engine is not None else ():
+    for spec in runtime.engine.for_event("utterance"):
         for step in spec.steps:
             if step.use == "rank" and isinstance(step.params, RankParams):
                 return step.params
@@ -86,8 +85,9 @@ async def glance(runtime: Runtime, line: str, *, profile: str, frequency: Freque
     window = ConversationWindow()
     window.add(text, ts=now)
     p = _rank_params(runtime)
-    ranked = await runtime.rank(window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, gate=True,
-                                gate_offset=gate.policy.relevance_offset, latest=text, latest_top_k=p.latest_top_k)
+    ranked = await runtime.rank(RankQuery(text=window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, gate=True,
+                                          gate_offset=gate.policy.relevance_offset, latest=text,
+                                          latest_top_k=p.latest_top_k))
     decision = gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=runtime.story_key(r.topic.id))
                             for r in ranked], now)
     if decision.show:
@@ -96,7 +96,7 @@ async def glance(runtime: Runtime, line: str, *, profile: str, frequency: Freque
         return Glance(show=True, reason=decision.reason, caption=caption, match=chosen,
                       fact=await gather(runtime, chosen.topic), shared_words=_shared_words(text, chosen.topic.title))
     # silent: name the nearest story all the same, so a reader sees how far the line was from a caption
-    nearest = await runtime.rank(window, top_k=1, prior=p.prior, mmr=False, gate=False)
+    nearest = await runtime.rank(RankQuery(text=window, top_k=1, prior=p.prior, mmr=False))
     match = nearest[0] if nearest else None
     return Glance(show=False, reason=decision.reason, caption=None, match=match,
                   fact=await gather(runtime, match.topic) if match else None,

