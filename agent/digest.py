@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
+from urllib.parse import quote
 
 from .links import safe_link
 from .models import utcnow
@@ -175,6 +176,12 @@ def _md_escape(text: str) -> str:
     return out
 
 
+def _md_autolink(url: str) -> str:
+    """`<url>` with everything an autolink cannot hold percent-encoded (space, controls, `<`, `>`,
+    non-ASCII), so a hostile URL cannot close the link and start Markdown or HTML of its own."""
+    return "<" + "".join(c if 0x21 <= ord(c) < 0x7F and c not in "<>" else quote(c, safe="") for c in url) + ">"
+
+
 def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
     if fmt == "json":
         import json
@@ -189,7 +196,7 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
             lines.append(f"{n}. {mark}**{_md_escape(item.title)}** — {figure}{spark}")
             for p in item.platforms:
                 lines.append(f"   - {_md_escape(_platform_label(p, d.lang))}: {_md_escape(p['title'])}"
-                             + (f" — <{p['url']}>" if p["url"] else ""))
+                             + (f" — {_md_autolink(p['url'])}" if p["url"] else ""))
             if item.why:
                 lines.append(f"   - why merged: {_md_escape(item.why['summary'])}")
         if not d.items:

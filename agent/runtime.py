@@ -115,8 +115,9 @@ class Runtime:
         """Open the store and the collector, make every part and watch them; the model is loaded later
         by `start` (off the event loop)."""
         store = store or open_store(settings)
+        sessions = SessionManager(store, keep_text=settings.keep_utterances_days > 0)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
-                      sessions=SessionManager(store), hud=_caption_fanout(settings), embedder=embedder)
+                      sessions=sessions, hud=_caption_fanout(settings), embedder=embedder)
         runtime.collector.metrics = runtime.metrics
         runtime.collector.listeners.append(runtime._on_cycle)
         runtime.metrics.gauge("trendlens_sessions_live", "Sessions held in memory", lambda: len(runtime.sessions))
@@ -152,6 +153,15 @@ class Runtime:
 
     async def in_thread(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def erase_session(self, session_id: str) -> bool:
+        """Forget a session everywhere: its rows (down to the disk's bytes), its shared live state
+        in Redis, the caption its HUD pages hold. False when there was no such session."""
+        found = await asyncio.to_thread(self.sessions.erase, session_id)
+        if self.live is not None and self.live.shared is not None:
+            await self.live.shared.forget(session_id)
+        await self.hud.clear(session_id)
+        return found
 
     async def _on_mentra_transcript(self, heard: Heard) -> list[Caption]:
         """MentraOS transcripts drive the same live loop; captions reach the glasses via push."""

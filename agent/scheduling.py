@@ -57,8 +57,9 @@ def build_scheduler(collector: Collector, *, first_run_now: bool = True, locks: 
             next_run_time=now + timedelta(seconds=0.2 * len(scheduler.get_jobs())) if first_run_now else None,
             max_instances=1, coalesce=True, misfire_grace_time=60,
         )
-    scheduler.add_job(run_exclusive, IntervalTrigger(hours=6), args=[job_locks, "prune", _prune, collector],
-                      id="prune", name="prune old observations", max_instances=1, coalesce=True)
+    # hourly: kept utterance words outlive TRENDLENS_KEEP_UTTERANCES_DAYS by an hour at most
+    scheduler.add_job(run_exclusive, IntervalTrigger(hours=1), args=[job_locks, "prune", _prune, collector],
+                      id="prune", name="prune old records", max_instances=1, coalesce=True)
     return scheduler
 
 
@@ -70,6 +71,8 @@ def schedule_index_follow(scheduler: AsyncIOScheduler, follow: Callable[[], Awai
 
 
 async def _prune(collector: Collector) -> None:
-    removed = await asyncio.to_thread(collector.store.prune, collector.settings.retention_days)
+    settings = collector.settings
+    removed = await asyncio.to_thread(collector.store.prune, settings.retention_days,
+                                      keep_utterances_days=settings.keep_utterances_days)
     if removed:
-        log.info("pruned %d observations older than %d days", removed, collector.settings.retention_days)
+        log.info("pruned %d observations older than %d days", removed, settings.retention_days)

@@ -68,7 +68,10 @@ class Settings(BaseSettings):
         "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
     database_pool_size: int = Field(default=4, ge=1, le=100, description=(
         "PostgreSQL connections each instance keeps at most (plus one for its job locks)"))
-    retention_days: int = Field(default=30, ge=1, description="observations older than this are pruned")
+    retention_days: int = Field(default=30, ge=1, description=(
+        "observations, caption decisions and workflow runs older than this are pruned"))
+    keep_utterances_days: int = Field(default=0, ge=0, description=(
+        "keep the words of each utterance this many days (0: never stored, only their length and a keyed hash)"))
     index_poll_s: float = Field(default=5.0, ge=0, description=(
         "how often to look for topics written by other instances (or another process) and re-index; 0: never"))
     redis_url: SecretStr | None = Field(default=None, description=(

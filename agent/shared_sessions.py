@@ -167,3 +167,12 @@ class RedisSessionState:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+    async def forget(self, session_id: str) -> None:
+        """Erase the session's shared live state (its conversation window included) and its lock."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self._redis.delete(self._prefix + session_id, self._prefix + session_id + ":lock")
+        except (RedisError, OSError) as exc:
+            raise SharedStateError(f"session state not erased (Redis: {exc}); try again shortly") from exc

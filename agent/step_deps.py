@@ -9,6 +9,7 @@ from typing import Any
 
 from .captions.caption import Caption
 from .captions.composer import CaptionComposer
+from .captions.templates import CaptionLang
 from .display.router import DisplayRouter
 from .ranking import Ranked, RankQuery
 from .scheduling import FetchJob
@@ -47,9 +48,10 @@ class PartsDeps:
         return self.index.cluster_list()
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
-                        session_id: str | None = None, summary: str | None = None) -> Caption:
+                        session_id: str | None = None, summary: str | None = None,
+                        lang: CaptionLang | None = None) -> Caption:
         return self.composer.compose(ranked, profile=profile, ttl_ms=ttl_ms, session_id=session_id,
-                                     summary=summary)
+                                     summary=summary, lang=lang)
 
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
         return await self.composer.gloss(title, context, timeout_s=timeout_s)

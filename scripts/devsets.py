@@ -87,6 +87,7 @@ class Day:
     topics: list[Topic]  # the day's full lists, as our parsers read them
     mentions: list[Mention]
     source_of: dict[str, str]  # topic id -> platform
+    right_of: dict[str, frozenset[str]]  # labelled item id (stories-<day>.json) -> topic ids right for it
 
 
 def window(text: str) -> str:
@@ -131,8 +132,9 @@ def load_day(day: str, settings: Any = None, devsets: Path = DEVSETS) -> Day:
         members = frozenset(t for m in story["members"] if (t := label_to_topic.get(m)) is not None)
         for t in members:
             story_of[t] = members
+    right_of = {label: story_of.get(t, frozenset()) | {t} for label, t in label_to_topic.items() if t is not None}
     mentions = []
     for t in topics:
         if t.source in RETOLD and t.summary and len(" ".join(t.summary.split())) >= MIN_RETELLING:
             mentions.append(Mention(window(t.summary), t.id, t.source, story_of.get(t.id, frozenset()) | {t.id}))
-    return Day(day, topics, mentions, {t.id: t.source for t in topics})
+    return Day(day, topics, mentions, {t.id: t.source for t in topics}, right_of)

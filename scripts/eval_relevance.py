@@ -18,6 +18,18 @@ there, and utterance→decision latency.
     .venv/bin/python scripts/eval_relevance.py --live                  # report half
     .venv/bin/python scripts/eval_relevance.py --live --limit 60       # a quick subset
 
+ASR mode (--asr, offline and live): every mention and small-talk line as a speech recogniser
+delivers it (scripts/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
+is said as two utterances of one session, and a caption shown after either counts.
+
+    .venv/bin/python scripts/eval_relevance.py --live --asr            # report half, speech
+
+Homophones (--homophones RATE, with either mode): that share of the Han characters of every
+Chinese line is replaced by another character of the same pinyin (scripts/homophones.py,
+seeded), the Chinese recogniser's commonest error.
+
+    .venv/bin/python scripts/eval_relevance.py --homophones 0.05 --channels hybrid
+
 Real lists (--days): for each labelled dev day (../shared/days/<day>/), the service holds that
 day's full lists as our parsers read them, stored as one fetch cycle (what `serve` indexes), and
 hears, each in a fresh session through the same route: the mentions retold from the day's Baidu
@@ -32,6 +44,12 @@ the gate fitted without it: leave one day out.
 
     .venv/bin/python scripts/eval_relevance.py --days                  # shipped profile, report half
     .venv/bin/python scripts/eval_relevance.py --days --profiles /tmp/lodo   # leave one day out
+
+Across languages (--cross): each labelled day's lists served as above, and in fresh sessions the
+synthetic English probes about that day's Chinese stories (fixtures/relevance/crosslingual-synthetic,
+written by us) and the real English small talk; with --profiles, leave one day out.
+
+    .venv/bin/python scripts/eval_relevance.py --cross
 """
 
 from __future__ import annotations
@@ -53,6 +71,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devsets  # noqa: E402
+from asr import asr_pieces, asr_text  # noqa: E402
 
 from agent.commands.rank import load_topics  # noqa: E402
 from agent.models import Topic  # noqa: E402
@@ -98,13 +117,15 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
             rel, _ = devsets.load(args.devsets)
             entries = devsets.entries(rel[lang]["topics"], tmp)
             queries = pick(rel[lang]["queries"], args.split, args.limit)
-            label = f"devsets/{args.split}"
+            label = f"devsets/{args.split}" + (" asr" if args.asr else "") + (
+                f" homophones {args.homophones}" if args.homophones else "")
         ranker = Ranker(emb, entries, cache=cache)
         for channel in args.channels:
             if emb is None and channel != "lexical":
                 continue
             t0 = time.perf_counter()
-            results = ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels=channel)
+            texts = [heard(args, q["text"], lang) for q in queries]
+            results = ranker.rank_many_sync(texts, top_k=10, channels=channel)
             m = recall_row(results, queries)
             print(f"| {label} | {lang} | {channel} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']} |",
                   flush=True)
@@ -120,14 +141,16 @@ def parse_heat(text: Any) -> float | None:
     return float(m.group(1)) * {"万": 1e4, "亿": 1e8}.get(m.group(2) or "", 1.0)
 
 
-Say = Callable[[str], Awaitable[tuple[dict, float]]]
+Say = Callable[..., Awaitable[tuple[dict, list[float]]]]
 
 
 @asynccontextmanager
 async def served(args: argparse.Namespace, settings: Settings, topics: list[Topic], *,
                  fetched: bool = False) -> AsyncIterator[tuple[Say, Any]]:
     """A real service runtime holding `topics` (stored as one fetch cycle when `fetched`, else
-    ingested), and `say(text)`: one utterance in a fresh session through the HTTP route."""
+    ingested), and `say(*texts)`: the texts as consecutive utterances of a fresh session through the
+    HTTP route, answered by the first decision that showed a caption (else the last) and the
+    latency of each utterance."""
     import httpx
 
     from agent.api import create_app
@@ -157,18 +180,51 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
         async with app.router.lifespan_context(app), httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app), base_url="http://eval", headers=headers, timeout=60) as http:
 
-            async def say(text: str) -> tuple[dict, float]:
+            async def say(*texts: str) -> tuple[dict, list[float]]:
                 s = (await http.post("/v1/sessions", json={"profile": args.profile})).json()
-                t0 = time.perf_counter()
-                r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
-                elapsed = (time.perf_counter() - t0) * 1000
-                if r.status_code != 200:
-                    raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
-                return r.json(), elapsed
+                out: dict = {}
+                elapsed: list[float] = []
+                for text in texts:
+                    t0 = time.perf_counter()
+                    r = await http.post(f"/v1/sessions/{s['id']}/utterances", json={"text": text, "final": True})
+                    elapsed.append((time.perf_counter() - t0) * 1000)
+                    if r.status_code != 200:
+                        raise SystemExit(f"utterance failed: {r.status_code} {r.text}")
+                    out = r.json()
+                    if shown(out) is not None:
+                        break  # the caption is on the glasses: the rest of the line meets its display lock
+                return out, elapsed
 
             yield say, runtime
     finally:
         await runtime.aclose()
+
+
+def misheard(args: argparse.Namespace, text: str, lang: str) -> str:
+    """A Chinese line with --homophones' share of its characters replaced by homophones."""
+    return homophones(args).noisy(text, args.homophones) if args.homophones and lang == "zh" else text
+
+
+def heard(args: argparse.Namespace, text: str, lang: str) -> str:
+    """One line as the recogniser writes it: with homophones (--homophones), as ASR text (--asr)."""
+    text = misheard(args, text, lang)
+    return asr_text(text, lang) if args.asr else text
+
+
+def homophones(args: argparse.Namespace) -> Any:
+    if getattr(args, "sounds", None) is None:
+        from homophones import Homophones
+
+        rel, chat = devsets.load(args.devsets)
+        args.sounds = Homophones([t["title"] for t in rel["zh"]["topics"]] + [q["text"] for q in rel["zh"]["queries"]]
+                                 + chat["zh"])
+    return args.sounds
+
+
+def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
+    """The utterances one line arrives as: itself, or two recognised pieces in ASR mode."""
+    said = misheard(args, text, lang)
+    return asr_pieces(said, lang) if args.asr else (said,)
 
 
 def shown(out: dict) -> str | None:
@@ -189,8 +245,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
             right = wrong = 0
             lat: list[float] = []
             for q in mentions:
-                out, ms = await say(q["text"])
-                lat.append(ms)
+                out, ms = await say(*spoken(args, q["text"], lang))
+                lat.extend(ms)
                 topic_id = shown(out)
                 if topic_id is not None:
                     want = {runtime.story_key(r) for r in q["relevant"]}
@@ -200,8 +256,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
                         wrong += 1
             chatty = 0
             for line in lines:
-                out, ms = await say(line)
-                lat.append(ms)
+                out, ms = await say(*spoken(args, line, lang))
+                lat.extend(ms)
                 chatty += shown(out) is not None
             rows.append({"lang": lang, "mentions": len(mentions), "right": right / max(len(mentions), 1),
                          "wrong": wrong / max(len(mentions), 1), "small_talk": len(lines),
@@ -211,7 +267,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
         topics_n = len(runtime.ranker) if runtime.ranker else 0
         model = runtime.model_name
     print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
-          f"model {model}\n")
+          f"model {model}, {'ASR mode (two recognised pieces per line)' if args.asr else 'written lines'}"
+          f"{f', homophones {args.homophones}' if args.homophones else ''}\n")
     print("| lang | mentions | right caption | wrong caption | small-talk lines | small talk captioned "
           "| decision p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -248,8 +305,8 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
                                      "false": {lang: Counter() for lang in lines}, "lines": {}, "captioned": {},
                                      "lat": [], "right_all": 0}
                 for m in day.mentions:
-                    out, ms = await say(m.text)
-                    r["lat"].append(ms)
+                    out, ms = await say(*spoken(args, m.text, "zh"))
+                    r["lat"].extend(ms)
                     topic_id = shown(out)
                     # a mention measures its own platform, and each platform its story reaches
                     for platform in {m.source} | {day.source_of[t] for t in m.right}:
@@ -261,8 +318,8 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
                 for lang, said in lines.items():
                     captioned = 0
                     for line in said:
-                        out, ms = await say(line)
-                        r["lat"].append(ms)
+                        out, ms = await say(*spoken(args, line, lang))
+                        r["lat"].extend(ms)
                         topic_id = shown(out)
                         if topic_id is not None:
                             captioned += 1
@@ -313,6 +370,44 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+PROBES = ROOT / "fixtures" / "relevance" / "crosslingual-synthetic" / "en-about-zh-synthetic.json"
+
+
+async def cross(args: argparse.Namespace, settings: Settings) -> int:
+    """English lines about each labelled day's Chinese stories (synthetic probes, written by us)
+    and the report half of the real English small talk, each in a fresh session against that
+    day's full lists as served."""
+    probes = json.loads(PROBES.read_text(encoding="utf-8"))["days"]
+    _, chat = devsets.load(args.devsets)
+    lines = pick(chat["en"], args.split, args.limit)
+    rows = []
+    for name in args.day or devsets.DEV_DAYS:
+        day = devsets.load_day(name, settings, args.devsets)
+        async with served(args, settings, day.topics, fetched=True) as (say, runtime):
+            profile = day_profile(args, name)
+            if profile is not None and runtime.ranker is not None:
+                runtime.ranker.profile = profile
+            right = wrong = 0
+            for p in probes[name]:
+                out, _ = await say(*spoken(args, p["text"], "en"))
+                topic_id = shown(out)
+                right += topic_id in day.right_of[p["about"]]
+                wrong += topic_id is not None and topic_id not in day.right_of[p["about"]]
+            captioned = 0
+            for line in lines:
+                out, _ = await say(*spoken(args, line, "en"))
+                captioned += shown(out) is not None
+        rows.append((name, len(probes[name]), right, wrong, len(lines), captioned))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    gate = "gate fitted without each day (" + str(args.profiles) + ")" if args.profiles else "shipped profile"
+    print(f"cross-lingual: English about Chinese lists (synthetic probes, {PROBES.name}); {gate}\n")
+    print("| day | probes | right caption | wrong caption | English small-talk lines | captioned |\n"
+          "|---|---|---|---|---|---|")
+    for name, n, right, wrong, n_lines, captioned in rows:
+        print(f"| {name} | {n} | {right} | {wrong} | {n_lines} | {captioned / max(n_lines, 1):.3f} |")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--devsets", type=Path, default=devsets.DEVSETS)
@@ -324,13 +419,18 @@ def main() -> int:
     ap.add_argument("--embedder", default=None, help="default: settings.embedder")
     ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
     ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
+    ap.add_argument("--asr", action="store_true", help="lines as a speech recogniser delivers them (see above)")
+    ap.add_argument("--homophones", type=float, default=0.0, help="share of Han characters replaced (see above)")
     ap.add_argument("--days", action="store_true", help="judge on the labelled days' real lists (see above)")
+    ap.add_argument("--cross", action="store_true", help="English probes about each day's Chinese lists (see above)")
     ap.add_argument("--day", nargs="+", default=None, help="--days: only these days")
     ap.add_argument("--profiles", type=Path, default=None,
                     help="--days: a folder of without-<day>.json profiles (tune_relevance.py --lodo-out)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     settings = Settings()
+    if args.cross:
+        return asyncio.run(cross(args, settings))
     if args.days:
         return asyncio.run(days(args, settings))
     if args.live:

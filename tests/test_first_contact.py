@@ -29,7 +29,7 @@ def test_demo_beside_a_running_service_picks_a_free_port_and_prints_the_url(busy
     assert f"port {busy_port} is in use" in out
     served = re.search(r"serving on http://127\.0\.0\.1:(\d+)", out)
     assert served and int(served.group(1)) != busy_port
-    assert re.search(rf"HUD: http://127\.0\.0\.1:{served.group(1)}/hud/s_\S+\?token=\S+", out)
+    assert re.search(rf"HUD: http://127\.0\.0\.1:{served.group(1)}/hud/s_\S+#token=\S+", out)
     assert "Traceback" not in out
 
 

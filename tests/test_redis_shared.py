@@ -23,7 +23,8 @@ def test_a_caption_made_on_one_instance_reaches_the_websocket_held_by_another(re
     data = tmp_path / "shared"  # one SQLite file for both: the session rows are shared
     with _instance(data, redis_server.url) as a, _instance(data, redis_server.url) as b:
         s = a.post("/v1/sessions", json={"profile": "even-g1"}, headers=AUTH).json()
-        with b.websocket_connect(f"/hud/{s['id']}/ws?token={s['token']}") as ws:
+        with b.websocket_connect(f"/hud/{s['id']}/ws", subprotocols=["trendlens.hud", f"token.{s['token']}"]) as ws:
+            assert json.loads(ws.receive_text())["type"] == "hello"
             deadline = time.monotonic() + 5
             while b.app.state.runtime.hud.subscriber_count(s["id"]) == 0 and time.monotonic() < deadline:
                 time.sleep(0.02)  # the socket is accepted before the route subscribes

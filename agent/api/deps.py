@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import Depends, Request, WebSocket
@@ -13,7 +14,13 @@ from .errors import ApiError
 from .redis_limiter import RedisRateLimiter
 from .security import KeyRing, RateLimiter, TooManyGuesses
 
-__all__ = ["ApiKey", "RuntimeDep", "bearer", "get_runtime", "require_key", "session_or_404"]
+__all__ = ["HUD_PROTOCOL", "ApiKey", "RuntimeDep", "bearer", "find_session", "get_runtime", "require_key",
+           "session_or_404", "ws_key", "ws_token"]
+
+# A HUD page's socket carries the session token as a WebSocket subprotocol (`token.<token>`, beside
+# this one), not in its URL: URLs end up in access logs, the handshake's headers do not.
+HUD_PROTOCOL = "trendlens.hud"
+_TOKEN_PROTOCOL = "token."
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -62,16 +69,33 @@ def client_address(connection: Request | WebSocket) -> str:
     return connection.client.host if connection.client else "unknown"
 
 
-def session_or_404(runtime: Runtime, session_id: str) -> Session:
-    session = runtime.sessions.get(session_id)
-    if session is None:
+async def find_session(runtime: Runtime, session_id: str) -> Session | None:
+    """The session from memory, else from the store off the event loop: an unknown id (anyone can
+    send one) must not stall every other request while the store answers."""
+    return runtime.sessions.peek(session_id) or await asyncio.to_thread(runtime.sessions.get, session_id)
+
+
+async def session_or_404(runtime: Runtime, session_id: str, key_hash: str) -> Session:
+    """The caller's own session. Another key's is answered exactly like one that does not exist."""
+    session = await find_session(runtime, session_id)
+    if session is None or not session.owned_by(key_hash):
         raise ApiError(404, f"no session {session_id!r}")
     return session
 
 
-def ws_authorised(websocket: WebSocket, session: Session) -> bool:
-    """A WebSocket may present the API key (header) or the session's own token (query)."""
+async def ws_key(websocket: WebSocket) -> str | None:
+    """The hash of the API key a WebSocket presents in its Authorization header, when accepted.
+
+    An unknown key is looked up off the event loop; an address guessing keys gets None too."""
     keys: KeyRing = websocket.app.state.keys
-    if keys.check(bearer(websocket.headers.get("authorization"))):
-        return True
-    return session.check_token(websocket.query_params.get("token"))
+    try:
+        return await keys.check_async(bearer(websocket.headers.get("authorization")),
+                                      client=client_address(websocket))
+    except TooManyGuesses:
+        return None
+
+
+def ws_token(websocket: WebSocket) -> str | None:
+    """The session token a HUD socket offers as its `token.<token>` subprotocol."""
+    offered = websocket.scope.get("subprotocols") or []
+    return next((p.removeprefix(_TOKEN_PROTOCOL) for p in offered if p.startswith(_TOKEN_PROTOCOL)), None)

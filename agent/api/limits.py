@@ -40,6 +40,13 @@ class BodySizeLimit:
 
         async def tracking_send(message: dict[str, Any]) -> None:
             nonlocal started
+            if too_big:
+                # the app caught our exception (FastAPI turns a failed body read into a 400): the
+                # client's mistake is still the size, so it gets the 413 instead of the app's answer
+                if message["type"] == "http.response.start" and not started:
+                    started = True
+                    await self._reject(send)
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)

@@ -41,9 +41,9 @@ class SessionIn(BaseModel):
 
 class SessionOut(BaseModel):
     id: str
-    token: str
+    token: str = Field(description="lets a HUD page watch the session's captions; it cannot drive the session")
     profile: str
-    hud_url: str
+    hud_url: str = Field(description="the HUD page, its token after `#` (never sent to a server, never logged)")
 
 
 class UtteranceIn(BaseModel):

@@ -16,7 +16,7 @@ from ..llm import LlmConfig
 from ..platforms import weak_headline
 from .caption import Caption
 from .summarize import summarize
-from .templates import compose_caption
+from .templates import CaptionLang, compose_caption
 
 __all__ = ["CaptionComposer", "StoryLookup"]
 
@@ -47,7 +47,7 @@ class CaptionComposer:
         self.llm_client = llm_client  # replaceable (tests inject a MockTransport client)
 
     def compose(self, ranked: Any, *, profile: str, ttl_ms: int | None = None, session_id: str | None = None,
-                summary: str | None = None) -> Caption:
+                summary: str | None = None, lang: CaptionLang | None = None) -> Caption:
         topic = ranked.topic
         cluster = self.stories.clusters.get(topic.id)
         members = cluster.members if cluster else [topic]
@@ -64,7 +64,7 @@ class CaptionComposer:
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
                                summary=summary or lead.summary, score=ranked.score, topic_id=topic.id,
-                               ttl_ms=ttl_ms, session_id=session_id)
+                               ttl_ms=ttl_ms, session_id=session_id, lang=lang)
 
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:
         """A one-line gloss of a topic from the configured LLM, or None (not configured, slow, failed)."""

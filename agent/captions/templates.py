@@ -31,6 +31,11 @@ def _compact(value: float, unit: float, suffix: str) -> str:
     return text + suffix
 
 
+def caption_lang(text: str) -> CaptionLang:
+    """The caption language of a text: Chinese for CJK script, else English."""
+    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
+
+
 def format_heat(heat: float, lang: CaptionLang) -> str:
     """1854万 / 3.1亿 for Chinese, 412 / 12k / 1.5M for English."""
     heat = max(heat, 0.0)
@@ -122,13 +127,14 @@ def compose_caption(
 ) -> Caption:
     """A caption that fits `profile`: title lines, the meta line, then the summary if room is left.
 
-    `platforms` are (platform, rank) pairs, best first; `lang` defaults to the
-    title's script (Chinese → 万/亿, otherwise k/M). The meta line is always kept;
-    the title gets up to max_lines-1 lines (one fewer when a summary is given).
+    `platforms` are (platform, rank) pairs, best first; `lang` is the meta line's language,
+    the wearer's (the title is always the topic's own); it defaults to the title's script
+    (Chinese → 万/亿, otherwise k/M). The meta line is always kept; the title gets up to
+    max_lines-1 lines (one fewer when a summary is given).
     """
     prof = resolve_profile(profile)
     title = clean_text(title)
-    lang = lang or ("zh" if detect_lang(title) in ("zh", "ja") else "en")
+    lang = lang or caption_lang(title)
     meta = _fitted_meta(prof, platforms, heat, trend, lang)
     meta_lines = [meta] if meta else []
 

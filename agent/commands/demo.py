@@ -97,7 +97,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
             console.rule(f"[bold]{title}[/]  ·  glasses: {args.profile}")
             if port:
                 # soft_wrap: a URL broken over two lines cannot be clicked or copied
-                console.print(f"HUD: http://127.0.0.1:{port}/hud/{session.id}?token={token}", soft_wrap=True)
+                console.print(f"HUD: http://127.0.0.1:{port}/hud/{session.id}#token={token}", soft_wrap=True)
             start = time.time()
             previous_t = 0.0
             for line in lines:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -81,11 +82,15 @@ class HudHub:
 
     name = "hud"
 
-    def __init__(self, *, queue_size: int = 8, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, *, queue_size: int = 8, clock: Callable[[], float] = time.time,
+                 max_remembered: int = 10_000) -> None:
         self._queue_size = max(1, queue_size)
         self._clock = clock
         self._subscribers: dict[str, set[HudSubscription]] = {}
-        self._last: dict[str, Caption] = {}
+        # each session's last caption, oldest shown first: expired ones are dropped from the front
+        # as new ones arrive, and never more than `max_remembered` are held
+        self._last: OrderedDict[str, Caption] = OrderedDict()
+        self._max_remembered = max(1, max_remembered)
 
     def subscribe(self, session_id: str | None = None) -> HudSubscription:
         """Start a feed for `session_id`; it opens with the session's last live caption, if any."""
@@ -116,11 +121,25 @@ class HudHub:
         if caption.expired(self._clock()):
             return False
         session = caption.session_id or DEFAULT_SESSION
-        self._last[session] = caption
+        self._remember(session, caption)
         message = _caption_message(caption)
         for sub in tuple(self._subscribers.get(session, ())):
             sub.offer(message)
         return True
+
+    def _remember(self, session: str, caption: Caption) -> None:
+        self._last[session] = caption
+        self._last.move_to_end(session)
+        now = self._clock()
+        while self._last:
+            oldest = next(iter(self._last.values()))
+            if len(self._last) <= self._max_remembered and not oldest.expired(now):
+                break
+            self._last.popitem(last=False)
+
+    def remembered(self) -> int:
+        """How many sessions' last captions are held."""
+        return len(self._last)
 
     async def clear(self, session_id: str | None = None) -> None:
         session = session_id or DEFAULT_SESSION

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..captions.caption import Caption
+from ..captions.templates import CaptionLang
 from ..ranking import Ranked, RankQuery
 from ..store import Store
 from ..stories import Story
@@ -38,7 +39,8 @@ class StepDeps(Protocol):
     def cluster_list(self) -> list[Story]: ...
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
-                        session_id: str | None = None, summary: str | None = None) -> Caption: ...
+                        session_id: str | None = None, summary: str | None = None,
+                        lang: CaptionLang | None = None) -> Caption: ...
 
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None: ...
 

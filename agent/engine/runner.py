@@ -14,7 +14,7 @@ from ..errors import ConfigError, TrendLensError, UnknownNameError
 from ..models import utcnow
 from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
-from .values import Start
+from .values import Said, Start
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -44,6 +44,7 @@ class RunRecord:
     status: Status = "ok"
     steps: list[StepOutcome] = field(default_factory=list)
     error: str | None = None
+    session_id: str | None = None  # the session an utterance run spoke for: erasing it erases the run
     result: Any = None  # the last value the run made (agent/engine/values.py), or the one a Stop carried
 
     def public(self) -> dict[str, Any]:
@@ -95,7 +96,8 @@ class WorkflowEngine:
             raise ConfigError(f"workflow {spec.name!r} starts from {start_type(spec).__name__}, "
                               f"not {type(value).__name__}")
         ctx = RunContext(deps=self.deps, workflow=spec.name, trigger=trigger)
-        record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat())
+        record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat(),
+                           session_id=value.session.id if isinstance(value, Said) else None)
         for step_spec in spec.steps:
             step = STEPS[step_spec.use]
             params = step_spec.params
@@ -141,10 +143,11 @@ class WorkflowEngine:
         try:
             with self.deps.store.transaction() as db:
                 db.execute(
-                    "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps, "
+                    "session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.workflow, record.trigger, record.started_at, record.finished_at, record.status,
-                     record.error, json.dumps([s.__dict__ for s in record.steps], ensure_ascii=False)))
+                     record.error, json.dumps([s.__dict__ for s in record.steps], ensure_ascii=False),
+                     record.session_id))
         except TrendLensError as exc:  # a full disk must not stop captions; say so once per run
             log.error("could not record workflow run: %s", exc)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..captions.templates import caption_lang
 from ..errors import ConfigError
 from ..ranking.query import RankQuery
 from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
@@ -91,10 +92,12 @@ async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, 
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
     exclude = ctx.deps.members_of(session.gate.recently_shown(said.now))
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
+    # the newest sentence: a recogniser's pieces of it are joined in the window
     ranked = await ctx.deps.rank(RankQuery(text=session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr,
                                            exclude=frozenset(exclude), gate=True,
                                            gate_offset=session.gate.policy.relevance_offset,
-                                           latest=said.text, latest_top_k=p.latest_top_k))
+                                           latest=session.window.newest() or said.text,
+                                           latest_top_k=p.latest_top_k))
     detail = f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
     return Candidates(said, ranked), detail
 
@@ -155,8 +158,9 @@ class CaptionParams(_Params):
 
 async def caption(ctx: RunContext, picked: Chosen, p: CaptionParams) -> tuple[Captioned, str]:
     session = picked.utterance.session
+    # the title stays the topic's own; its meta line is in the language the wearer just spoke
     made = ctx.deps.compose_caption(picked.chosen, profile=p.profile or session.profile, ttl_ms=p.ttl_ms,
-                                    session_id=session.id)
+                                    session_id=session.id, lang=caption_lang(picked.utterance.text))
     return Captioned(picked.utterance, picked.decision, picked.chosen, made), made.text.replace("\n", " / ")
 
 
@@ -171,7 +175,8 @@ async def summarize(ctx: RunContext, done: Captioned, p: SummarizeParams) -> tup
         return done, "kept template (no LLM configured, or it was slow or failed)"
     made = done.caption
     reworded = ctx.deps.compose_caption(done.chosen, profile=made.profile, ttl_ms=made.ttl_ms,
-                                        session_id=made.session_id, summary=gloss)
+                                        session_id=made.session_id, summary=gloss,
+                                        lang=caption_lang(done.utterance.text))
     return Captioned(done.utterance, done.decision, done.chosen, reworded), "summarized"
 
 

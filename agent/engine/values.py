@@ -80,6 +80,3 @@ class DigestMade:
     digest: Digest
     text: str  # rendered in the step's format
 
-
-# The name this value had before `Said`; the window's line is `ranking.window.Utterance`.
-Utterance = Said

@@ -87,6 +87,9 @@ class EmbeddingCache:
                     (model,),
                 ).fetchall()
             except sqlite3.Error as exc:
+                # a failed insert leaves the transaction open: every later BEGIN would fail too
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise StoreError(f"embedding cache read failed: {exc}") from None
         for key, d, blob in rows:
             if d != dim:

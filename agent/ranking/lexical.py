@@ -3,7 +3,8 @@
 Text is NFKC-normalised and lower-cased. A run of Han characters yields its
 overlapping bigrams (a lone character yields itself), so 春晚机器人 matches
 "春晚那个机器人" without a word segmenter. Latin/digit runs yield words (a tiny
-stop list and plural stripping for English). Scoring touches only the postings
+stop list and plural stripping for English). Numbers said in words (what a speech recogniser
+writes: "十九", "twenty twenty five") also yield their digits (numerals.py). Scoring touches only the postings
 of the query's terms, each holding precomputed BM25 weights, so a query over
 100k titles costs a few hundred microseconds of numpy.
 
@@ -26,6 +27,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+
+from .numerals import spoken_numbers
 
 __all__ = ["BM25Index", "query_terms", "tokenize"]
 
@@ -83,6 +86,7 @@ def tokenize(text: str) -> list[str]:
             out.append(run)
         else:
             out.extend(bg for bg in (run[i : i + 2] for i in range(len(run) - 1)) if bg not in _ZH_STOP)
+    out.extend(spoken_numbers(norm))  # "十九" and "nineteen" also match a title's "19"
     return out
 
 

@@ -7,6 +7,7 @@
     topic z   = z-score of cos(query, topic) against that topic's own cosines to a fixed sample
                 of everyday talk in the query's language (background.py) / dense_z_scale
     evidence  = g_dense * topic z + (1 - g_dense) * lexical       what the relevance gate reads
+                (topic z alone, against its own bar `cross_gate`, for a topic in the other script)
 
 Ordering and the gate ask different questions. Which topic is this line about is a
 comparison among topics for one query, and the per-query z-score answers it best (recall
@@ -83,6 +84,9 @@ class LanguageCalibration:
     gate: float = 0.58  # relevance a match needs, at `gate_ref_n` topics, when the model answered
     gate_lexical: float = 0.58  # relevance a match needs when only BM25 answered (no model, or shed)
     gate_dense: float | None = None  # dense weight in the gate's evidence (None: the fusion weight `dense`)
+    # the bar on the topic's own dense z alone for topics in the other script (a line in English about a
+    # Chinese title shares no words with it, so the lexical part of the evidence is silent); None: as same-script
+    cross_gate: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
@@ -216,9 +220,13 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None) -> Scores:
-    """Channel scores for every topic in `snapshot` (all arrays row-aligned with it)."""
+    """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
+
+    `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's."""
     n = len(snapshot)
-    lang = lang or lang_of(" ".join(t for t, _ in parts))
+    # the newest utterance decides: a session that switches language is judged by the gate of
+    # the line just said, not by whichever script the older lines of its window happen to hold
+    lang = lang or (lang_of(parts[-1][0]) if parts else "en")
     cal = profile.lang(lang)
     dense = topic_z = np.zeros(n, dtype=np.float32)
     use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
@@ -241,4 +249,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     if cal.gate_dense is not None or topic_z is not dense:
         g_dense, g_lex = cal.gate_weights()
         evidence = (g_dense * topic_z + g_lex * lex).astype(np.float32)
+        if cal.cross_gate is not None and len(snapshot.cjk) == n:
+            # the pair's bar, moved onto the same-script bar so that one threshold serves every row
+            cross = snapshot.cjk != (lang == "zh")
+            evidence = np.where(cross, topic_z + (cal.gate - cal.cross_gate), evidence).astype(np.float32)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)

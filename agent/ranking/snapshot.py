@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError, StoppingError
-from ..models import Topic
+from ..models import Topic, detect_lang
 from .background import Background, sample_vectors, topic_backgrounds
 from .cache import EmbeddingCache
 from .embedders import Embedder
@@ -102,6 +102,8 @@ class IndexSnapshot:
     keys: tuple[str, ...] = ()  # each row's key, read once at build time
     # per query language, each topic's (mean, std) cosine to everyday talk (background.py); empty: not measured
     background: Background = field(default_factory=lambda: MappingProxyType({}))
+    # (n,) whether each topic is written in Chinese (or Japanese): the gate's pair of languages
+    cjk: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -251,8 +253,15 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     if redo:
         heat[redo] = fair_heat([entries[i] for i in redo])
     pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
+    cjk = np.fromiter((_cjk(e.topic) for e in entries), dtype=bool, count=n)
+    cjk.setflags(write=False)
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries, heat)), tokens,
-                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg)
+                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk)
+
+
+def _cjk(topic: Topic) -> bool:
+    lang = topic.lang if topic.lang != "other" else detect_lang(topic.title)
+    return lang in ("zh", "ja")
 
 
 def _backgrounds(embedder: Embedder, cache: EmbeddingCache | None, mat: np.ndarray, previous: IndexSnapshot | None,

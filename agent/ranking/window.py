@@ -7,12 +7,19 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from ..models import detect_lang
+
 __all__ = ["ConversationWindow", "Utterance", "truncate_text"]
 
 log = logging.getLogger(__name__)
 
 #: Default cap on the characters of conversation the ranker looks at (≈ a minute of speech).
 MAX_CHARS = 2000
+#: A recogniser's piece that ends no sentence, followed by the next within this many seconds, is one
+#: sentence cut at a pause by the endpointer (a pause inside a sentence is well under this).
+JOIN_S = 2.0
+#: What ends a sentence in written text; a recogniser writes none of them.
+_SENTENCE_END = tuple("。！？!?.…")
 
 
 def truncate_text(text: str, max_chars: int = MAX_CHARS) -> str:
@@ -21,6 +28,14 @@ def truncate_text(text: str, max_chars: int = MAX_CHARS) -> str:
         return text
     log.warning("conversation text of %d characters truncated to the last %d", len(text), max_chars)
     return text[-max_chars:]
+
+
+def _joined(before: str, after: str) -> str:
+    """Two pieces of one sentence: Chinese runs on without a space, other words keep one."""
+    if after.startswith(before):  # the piece said again and continued (a partial, then its final)
+        return after
+    cjk = "\u3400" <= before[-1] <= "\u9fff" and "\u3400" <= after[0] <= "\u9fff"
+    return before + ("" if cjk else " ") + after
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,12 @@ class ConversationWindow:
     `weights()` gives each kept utterance a recency weight in (0, 1]: the newest is 1,
     one `half_life_s` older is 0.5, and position decays by `position_decay` per
     utterance as well (speech-to-text timestamps are often coarse).
+
+    A recogniser cuts a long sentence at a pause and sends each piece as its own utterance,
+    with no punctuation. Encoded apart, the halves of one sentence each say less than the whole
+    and their recency-weighted mean sits closer to everything than one line does, so a piece
+    that ends no sentence and is followed within `join_s` seconds by the next is joined with it
+    into one utterance: the window holds sentences, as the gate was calibrated on.
     """
 
     def __init__(
@@ -45,8 +66,10 @@ class ConversationWindow:
         half_life_s: float = 45.0,
         position_decay: float = 0.85,
         max_chars: int = MAX_CHARS,
+        join_s: float = JOIN_S,
     ) -> None:
         self.max_age_s = max_age_s
+        self.join_s = join_s
         self.half_life_s = half_life_s
         self.position_decay = position_decay
         self.max_chars = max_chars
@@ -63,8 +86,19 @@ class ConversationWindow:
         text = " ".join(str(text).split())
         if not text:
             return
-        text = truncate_text(text, self.max_chars)
-        self._items.append(Utterance(text, time.time() if ts is None else float(ts)))
+        ts = time.time() if ts is None else float(ts)
+        last = self._items[-1] if self._items else None
+        if last is not None and self._continues(last, text, ts):
+            self._items.pop()  # the rest of the same sentence
+            text = _joined(last.text, text)
+        self._items.append(Utterance(truncate_text(text, self.max_chars), ts))
+
+    def _continues(self, last: Utterance, text: str, ts: float) -> bool:
+        """Whether `text` is the rest of `last`'s sentence: soon after it, no sentence end between,
+        and in the same language (a switch of language starts a new sentence)."""
+        if text == last.text or not 0.0 <= ts - last.ts <= self.join_s or last.text.endswith(_SENTENCE_END):
+            return False  # the same line again is said again, not continued
+        return len({detect_lang(last.text), detect_lang(text)} - {"other"}) <= 1
 
     def clear(self) -> None:
         self._items.clear()
@@ -77,6 +111,10 @@ class ConversationWindow:
 
     def utterances(self, now: float | None = None) -> list[Utterance]:
         return self._live(now)
+
+    def newest(self) -> str:
+        """The newest utterance (with the pieces of its sentence said before it), "" when empty."""
+        return self._items[-1].text if self._items else ""
 
     def weights(self, now: float | None = None) -> list[tuple[str, float]]:
         items = self._live(now)

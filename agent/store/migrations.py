@@ -95,4 +95,21 @@ MIGRATIONS: tuple[str, ...] = (
         created_at  TEXT NOT NULL
     );
     """,
+    # 3: a session belongs to the key that made it; decisions keep a keyed hash and the length of
+    # the utterance, not its text (kept only when the operator opts in, so text already stored is
+    # blanked here); workflow runs name their session so erasing one erases them; the install's secrets
+    """
+    ALTER TABLE sessions ADD COLUMN owner TEXT;
+    ALTER TABLE decisions ADD COLUMN utterance_hmac TEXT;
+    ALTER TABLE decisions ADD COLUMN utterance_chars INTEGER NOT NULL DEFAULT 0;
+    UPDATE decisions SET utterance_chars = LENGTH(utterance), utterance = '';
+    CREATE INDEX decisions_at ON decisions (at);
+    ALTER TABLE workflow_runs ADD COLUMN session_id TEXT;
+    CREATE INDEX workflow_runs_session ON workflow_runs (session_id);
+    CREATE INDEX workflow_runs_started ON workflow_runs (started_at);
+    CREATE TABLE install_secrets (
+        name        TEXT PRIMARY KEY,
+        value       TEXT NOT NULL
+    );
+    """,
 )

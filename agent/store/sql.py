@@ -114,15 +114,30 @@ class SQLStore(ABC):
             self._write_topics(db, topics, cycle_id, stamp, ingested=True)
         return len(topics)
 
-    def prune(self, retention_days: int, *, now: datetime | None = None) -> int:
-        """Drop observations older than the retention window, and topics left with none."""
-        cutoff = _iso((now or utcnow()) - timedelta(days=retention_days))
+    def prune(self, retention_days: int, *, keep_utterances_days: int = 0, now: datetime | None = None) -> int:
+        """Drop observations, caption decisions and workflow runs older than the retention window (and
+        topics left with no observation, sessions left with no decision); blank utterance words older
+        than `keep_utterances_days`."""
+        now = now or utcnow()
+        cutoff = _iso(now - timedelta(days=retention_days))
+        words_cutoff = _iso(now - timedelta(days=keep_utterances_days))
         with self.transaction() as db:
             removed = db.execute("DELETE FROM observations WHERE observed_at < ?", (cutoff,)).rowcount
             db.execute("DELETE FROM topics WHERE last_seen < ? AND id NOT IN (SELECT topic_id FROM observations)",
                        (cutoff,))
             db.execute("DELETE FROM cycles WHERE finished_at < ?", (cutoff,))
+            db.execute("DELETE FROM decisions WHERE at < ?", (cutoff,))
+            db.execute("DELETE FROM workflow_runs WHERE started_at < ?", (cutoff,))
+            db.execute("UPDATE decisions SET utterance = '' WHERE at < ? AND utterance <> ''", (words_cutoff,))
+            db.execute("DELETE FROM sessions WHERE created_at < ? AND id NOT IN "
+                       "(SELECT session_id FROM decisions)", (cutoff,))
+        self.checkpoint()
         return int(removed)
+
+    def checkpoint(self) -> None:
+        """Make deleted rows leave every file now. A no-op here; SQLite truncates its WAL. PostgreSQL
+        reclaims dead rows by its own (auto)vacuum; they are unreachable through SQL at once."""
+        return None
 
     # -- reads ----------------------------------------------------------------
     _CURRENT = """

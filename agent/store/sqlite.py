@@ -47,6 +47,9 @@ class SQLiteStore(SQLStore):
             self._wal()
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            # deleted rows are overwritten with zeros, not left in free pages: an erased session's
+            # words (when kept) must not be readable in the file afterwards
+            self._db.execute("PRAGMA secure_delete=ON")
             self._migrate()
 
     def __repr__(self) -> str:
@@ -114,6 +117,16 @@ class SQLiteStore(SQLStore):
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise StoreError(f"store read failed: {exc}") from None
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database and truncate it, so erased rows leave the -wal file too."""
+        with self._lock:
+            try:
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error as exc:
+                raise StoreError(f"store checkpoint failed: {exc}") from None
+        if busy:  # another process is reading: its snapshot holds the WAL until it finishes
+            raise StoreError(f"store {str(self.path)!r}: WAL checkpoint blocked by a reader; try again")
 
     def close(self) -> None:
         with self._lock:

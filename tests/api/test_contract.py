@@ -134,7 +134,9 @@ def test_session_utterance_caption_and_decision_record(client):
     assert cap["lines"][0] == "春晚机器人扭秧歌"
     assert cap["text"] == "\n".join(cap["lines"]) and len(cap["lines"]) <= 5
     history = client.get(f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
-    assert history[-1]["decision"]["utterance"].startswith("今年春晚")
+    # the decision is kept, the words are not (TRENDLENS_KEEP_UTTERANCES_DAYS is 0 by default)
+    assert history[-1]["decision"]["utterance"] is None
+    assert history[-1]["decision"]["chars"] == len("今年春晚的机器人扭秧歌你们看了吗")
 
 
 def test_partial_transcripts_never_caption(client):
@@ -163,10 +165,6 @@ def test_websocket_stream(client):
             frames.append(ws.receive_json())
         assert [f["type"] for f in frames] == ["caption", "decision"]
         assert frames[0]["lines"][0] == "春晚机器人扭秧歌" and frames[-1]["decision"]["show"]
-    # the session token works too (the HUD page has no API key)
-    with client.websocket_connect(f"/v1/sessions/{s['id']}/stream?token={s['token']}") as ws:
-        ws.send_json({"type": "utterance", "text": "hello there", "final": False})
-        assert ws.receive_json()["type"] == "decision"
 
 
 def test_websocket_stream_also_carries_captions_made_elsewhere_once_each(client):
@@ -261,13 +259,23 @@ def test_health_ready_metrics(client):
     assert "trendlens_ranking_seconds_count 0" not in text and "trendlens_ranking_seconds_count" in text
 
 
-def test_hud_page_needs_the_session_token(client):
+def test_hud_page_is_one_static_page_and_its_socket_needs_the_session_token(client):
+    from starlette.websockets import WebSocketDisconnect
+
     s = session(client)
-    assert_error(client.get(f"/hud/{s['id']}"), 401)
-    assert_error(client.get(f"/hud/{s['id']}?token=wrong"), 401)
-    page = client.get(f"/hud/{s['id']}?token={s['token']}")
+    assert "#token=" in s["hud_url"]  # after '#': browsers never send it, so no server logs it
+    page = client.get(f"/hud/{s['id']}")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert client.get("/hud/s_no_such_session").text == page.text  # says nothing about which sessions exist
+    for offered in (["trendlens.hud"], ["trendlens.hud", "token.wrong"]):
+        with pytest.raises(WebSocketDisconnect) as exc, \
+                client.websocket_connect(f"/hud/{s['id']}/ws", subprotocols=offered) as ws:
+            ws.receive_json()
+        assert exc.value.code == 4404
+    with client.websocket_connect(f"/hud/{s['id']}/ws", subprotocols=["trendlens.hud", f"token.{s['token']}"]) as ws:
+        assert ws.receive_json() == {"type": "hello", "session_id": s["id"], "profile": "even-g1", "lines": 5,
+                                     "width": 640, "height": 200}
 
 
 def test_openapi_docs_are_served(client):

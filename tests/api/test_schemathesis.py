@@ -22,8 +22,8 @@ from schemathesis.checks import (  # noqa: E402
 )
 
 from agent.api import create_app  # noqa: E402
-from agent.api.security import KeyRing, RateLimiter  # noqa: E402
-from tests.api.conftest import AUTH, make_runtime  # noqa: E402
+from agent.api.security import KeyRing, RateLimiter, hash_key  # noqa: E402
+from tests.api.conftest import AUTH, KEY, make_runtime  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
@@ -36,7 +36,7 @@ def _started_app():
     app.state.runtime = runtime
     app.state.keys = KeyRing(runtime.settings, runtime.store)
     app.state.limiter = app.state.session_limiter = RateLimiter(1e6, 10**6)
-    session, token = runtime.sessions.create("hud-web")
+    session, _ = runtime.sessions.create("hud-web", owner=hash_key(KEY))
     return app, session.id
 
 
@@ -70,9 +70,7 @@ def test_the_description_documents_errors_formats_and_the_hud_token():
     assert "text/event-stream" in spec["paths"]["/metis/agent/api/sse"]["post"]["responses"]["200"]["content"]
     assert "text/event-stream" in spec["paths"]["/v1/chat/completions"]["post"]["responses"]["200"]["content"]
     hud = spec["paths"]["/hud/{session_id}"]["get"]
-    assert hud["security"] == [{"HudToken": []}]
-    assert spec["components"]["securitySchemes"]["HudToken"] == {
-        "type": "apiKey", "in": "query", "name": "token",
-        "description": "The session's token, as returned by POST /v1/sessions (also in its hud_url)"}
+    assert "security" not in hud  # one static page; its token goes to the socket, never in a URL
+    assert "HudToken" not in spec["components"]["securitySchemes"]
     envelope = spec["components"]["schemas"]["ErrorDetail"]["properties"]
     assert set(envelope) == {"message", "type", "param", "code"}

@@ -194,6 +194,19 @@ def test_cli_refuses_to_run_an_event_workflow_on_demand(capsys):
     assert "runs on 'utterance' events, not on demand" in capsys.readouterr().err
 
 
+async def _advisory_locks_released(url: str, timeout_s: float = 10.0) -> None:
+    """PostgreSQL releases a closed session's advisory locks when its backend has seen the
+    disconnect, a moment after the client's close returns; a real next tick comes minutes later."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for _ in range(int(timeout_s / 0.05)):
+            if not conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").fetchone()[0]:
+                return
+            await asyncio.sleep(0.05)
+    raise AssertionError("the closed instance's advisory locks were never released")
+
+
 async def test_a_clock_driven_workflow_runs_on_one_of_several_instances(runtime, postgres_url):
     """Each instance schedules the digest; the job locks let one of them run it (one push, not two)."""
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -213,6 +226,7 @@ async def test_a_clock_driven_workflow_runs_on_one_of_several_instances(runtime,
         runs = runtime.deps.store.query("SELECT trigger FROM workflow_runs WHERE workflow = 'daily_digest'")
         assert [r["trigger"] for r in runs] == ["cron:0 8 * * *"] * 2  # each tick once, by the holder
         locks[0].close()  # the holder goes away: the other instance takes the next tick
+        await _advisory_locks_released(postgres_url)
         await jobs[1].func(*jobs[1].args, **jobs[1].kwargs)
         assert len(runtime.deps.store.query("SELECT 1 FROM workflow_runs WHERE workflow = 'daily_digest'")) == 3
     finally:

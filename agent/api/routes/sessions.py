@@ -11,11 +11,11 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, Request, Response, WebSocket, WebSocketDisconnect
 
 from ...errors import InputError, OverloadError
 from ...shared_sessions import SharedStateError
-from ..deps import ApiKey, RuntimeDep, bearer, session_or_404, ws_authorised
+from ..deps import ApiKey, RuntimeDep, find_session, session_or_404, ws_key
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
 from ..throttle import MAX_FRAME_BYTES, Charge, session_bucket, take_all_async
@@ -29,17 +29,27 @@ log = logging.getLogger("trendlens.api.sessions")
 
 
 @router.post("", response_model=SessionOut, status_code=201, summary="Start a glasses session")
-async def create_session(request: Request, runtime: RuntimeDep, _: ApiKey, body: SessionIn | None = None) -> SessionOut:
+async def create_session(request: Request, runtime: RuntimeDep, key: ApiKey,
+                         body: SessionIn | None = None) -> SessionOut:
+    """The session belongs to the calling key: only it can drive, read or erase the session. The
+    token only lets a HUD page watch; the link carries it after `#`, which no server or log sees."""
     body = body or SessionIn()
-    session, token = await asyncio.to_thread(runtime.sessions.create, body.profile, body.frequency)
+    session, token = await asyncio.to_thread(runtime.sessions.create, body.profile, body.frequency, owner=key)
     return SessionOut(id=session.id, token=token, profile=session.profile,
-                      hud_url=f"{str(request.base_url).rstrip('/')}/hud/{session.id}?token={token}")
+                      hud_url=f"{str(request.base_url).rstrip('/')}/hud/{session.id}#token={token}")
+
+
+@router.delete("/{session_id}", status_code=204, summary="Erase a session and everything kept of it")
+async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Response:
+    await session_or_404(runtime, session_id, key)
+    await runtime.erase_session(session_id)
+    return Response(status_code=204)
 
 
 @router.post("/{session_id}/utterances", response_model=UtteranceOut, summary="One utterance in; captions out")
 async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
-                         _: ApiKey) -> UtteranceOut:
-    session = session_or_404(runtime, session_id)
+                         key: ApiKey) -> UtteranceOut:
+    session = await session_or_404(runtime, session_id, key)
     wait = await take_all_async([(request.app.state.session_limiter, session_bucket(session.id))])
     if wait:
         raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
@@ -52,10 +62,10 @@ async def post_utterance(request: Request, session_id: str, body: UtteranceIn, r
 
 
 @router.get("/{session_id}/captions", summary="What was shown, with each decision record")
-async def list_captions(session_id: str, runtime: RuntimeDep, _: ApiKey,
+async def list_captions(session_id: str, runtime: RuntimeDep, key: ApiKey,
                         all: Annotated[bool, Query(description="include quiet decisions too")] = False,
                         limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
-    session_or_404(runtime, session_id)
+    await session_or_404(runtime, session_id, key)
     items = await asyncio.to_thread(runtime.sessions.history, session_id, shown_only=not all, limit=limit)
     return {"items": items}
 
@@ -63,14 +73,16 @@ async def list_captions(session_id: str, runtime: RuntimeDep, _: ApiKey,
 @router.websocket("/{session_id}/stream")
 async def stream(websocket: WebSocket, session_id: str) -> None:
     """Utterances in, each answered by its caption frames and then a decision frame; captions the
-    session gets from anywhere else (HTTP, another socket, another instance) arrive as caption frames."""
+    session gets from anywhere else (HTTP, another socket, another instance) arrive as caption frames.
+    Only the owner's key (Authorization header) drives a session; the HUD token only watches."""
     runtime = websocket.app.state.runtime
-    session = runtime.sessions.get(session_id)
-    if session is None:
-        await websocket.close(code=4404, reason="no such session")
+    key = await ws_key(websocket)
+    if key is None:
+        await websocket.close(code=4401, reason="the session owner's bearer key is required")
         return
-    if not ws_authorised(websocket, session):
-        await websocket.close(code=4401, reason="bearer key or session token required")
+    session = await find_session(runtime, session_id)
+    if session is None or not session.owned_by(key):
+        await websocket.close(code=4404, reason="no such session")
         return
     # One sender at a time. While this socket's own utterance is answered, the session's feed
     # waits: its copy of our own caption (the push step offers it before the answer is ready) is
@@ -99,12 +111,9 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
                         await websocket.send_json(message)
 
     forwarder = asyncio.create_task(forward_feed())
-    # the key's bucket (when the socket came with the key) and the session's: the ones HTTP draws on
-    key = await websocket.app.state.keys.check_async(bearer(websocket.headers.get("authorization")))
+    # the session's bucket and its owner key's: the ones HTTP draws on
     state = websocket.app.state
-    charges: list[Charge] = [(state.session_limiter, session_bucket(session.id))]
-    if key:
-        charges.append((state.limiter, key))
+    charges: list[Charge] = [(state.session_limiter, session_bucket(session.id)), (state.limiter, key)]
     try:
         while True:
             raw = await websocket.receive()

