@@ -28,8 +28,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check agent tests scripts
 	$(VENV)/bin/mypy
 
+# the cheap tables of BENCHMARKS.md, rewritten in place (scripts/bench_tables.py); the long ones
+# (bench_ranking, load_test, bench_growth, bench_cluster) are run by hand, their commands beside them
 bench: $(STAMP)
-	$(PY) scripts/bench_ranking.py
+	$(PY) scripts/bench_tables.py
 
 eval: $(STAMP)
 	$(PY) scripts/eval_relevance.py

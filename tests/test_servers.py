@@ -41,5 +41,25 @@ def test_missing_servers_skip_locally_and_fail_in_ci(monkeypatch):
     with pytest.raises(pytest.skip.Exception, match="Redis is not installed"):
         servers.start_redis()
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI must run the real-server tests"):
+    with pytest.raises(BaseException, match="CI must run the real-server") as info:  # a skip must not pass
         servers.start_redis()
+    assert info.type is pytest.fail.Exception
+
+
+def test_missing_chromium_skips_locally_and_fails_in_ci(monkeypatch):
+    import pytest
+
+    from tests import browser
+
+    monkeypatch.setattr(browser, "CHROMIUM", None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
+        browser.require_chromium()
+    monkeypatch.setenv("CI", "1")
+    # BaseException: a skip raised here must fail this test, not skip it
+    with pytest.raises(BaseException, match="CI must run") as info:
+        browser.require_chromium()
+    assert info.type is pytest.fail.Exception
+    with pytest.raises(BaseException, match="CI must run") as info, browser.chromium_page():
+        pass
+    assert info.type is pytest.fail.Exception

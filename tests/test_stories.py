@@ -15,7 +15,7 @@ from agent.models import Topic
 from agent.ranking import RankQuery
 from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
-from agent.store import SQLiteStore
+from agent.store import Store
 from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases
 from agent.story_grouping import StoryIndex, cluster_topics
 from tests.browser import chromium_page, needs_chromium
@@ -232,8 +232,7 @@ def test_fair_heat_reads_each_platform_against_its_own_list() -> None:
     assert story_heat([items[0], items[1]], fair) == fair["douyin:d1"]  # one platform counts once
 
 
-def _store_with(tmp_path: Path, topics: list[Topic]) -> SQLiteStore:
-    store = SQLiteStore(tmp_path / "t.db")
+def _store_with(store: Store, topics: list[Topic]) -> Store:
     store.ingest(topics)
     return store
 
@@ -241,21 +240,19 @@ def _store_with(tmp_path: Path, topics: list[Topic]) -> SQLiteStore:
 _WORDS = "春夏秋冬梅兰竹菊山水风云星月江河湖海松柏桃李琴棋书画金木土石光影晨暮"
 
 
-def test_digest_keeps_one_busy_platform_from_taking_over_the_top(tmp_path: Path) -> None:
+def test_digest_keeps_one_busy_platform_from_taking_over_the_top(store: Store) -> None:
     items = [topic("douyin", f"d{i}", f"抖音{_WORDS[i]}{_WORDS[-i]}热点", rank=i, heat=9e6 - i) for i in range(1, 21)]
     items += [topic("zhihu", f"z{i}", f"知乎{_WORDS[i + 20]}{_WORDS[-i - 20]}问答", rank=i, heat=900 - i)
               for i in range(1, 6)]
-    store = _store_with(tmp_path, items)
-    digest = build_digest(store, limit=10)
+    _store_with(store, items[:12])
+    assert len(build_digest(store, limit=10).items) == 10  # nothing else to show: douyin may fill it
+    digest = build_digest(_store_with(store, items[12:]), limit=10)
     leads = [item.platforms[0]["source"] for item in digest.items]
     assert leads.count("douyin") <= 6 and "zhihu" in leads[:4]
-    only = SQLiteStore(tmp_path / "only.db")
-    only.ingest(items[:12])
-    assert len(build_digest(only, limit=10).items) == 10  # nothing else to show: douyin may fill it
 
 
-def test_digest_json_lists_rank_raw_heat_and_why_merged(tmp_path: Path) -> None:
-    store = _store_with(tmp_path, [
+def test_digest_json_lists_rank_raw_heat_and_why_merged(store: Store) -> None:
+    _store_with(store, [
         topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=9, heat=4.9e6),
         topic("douyin", "d", "油价或出现近三年来最大跌幅", rank=2, heat=1.1e7),
         topic("zhihu", "z", "邢岫烟在《红楼梦》中是怎样的存在？", rank=1, heat=300e4),
@@ -271,8 +268,8 @@ def test_digest_json_lists_rank_raw_heat_and_why_merged(tmp_path: Path) -> None:
     assert "百度 \\#9 · 490万 · 2个平台" in md and "fair heat" not in md  # Baidu's only item leads its list
 
 
-def test_digest_names_each_platform_in_the_digest_language(tmp_path: Path) -> None:
-    store = _store_with(tmp_path, [
+def test_digest_names_each_platform_in_the_digest_language(store: Store) -> None:
+    _store_with(store, [
         Topic(source="wikipedia", item_id="w", title="Super Bowl LIX halftime show", rank=1, heat=2e6, lang="en"),
         Topic(source="hackernews", item_id="h", title="A new open source database engine", rank=3, heat=412,
               lang="en"),
@@ -283,14 +280,15 @@ def test_digest_names_each_platform_in_the_digest_language(tmp_path: Path) -> No
     zh = render_digest(build_digest(store), "md")
     assert "维基百科 \\#1" in zh and "微博 \\#2" in zh
 
+
 @needs_chromium
-def test_digest_page_reads_like_a_news_page_in_a_real_browser(tmp_path: Path) -> None:
+def test_digest_page_reads_like_a_news_page_in_a_real_browser(store: Store, tmp_path: Path) -> None:
     from datetime import timedelta
 
     from agent.models import utcnow
 
-    store = _store_with(tmp_path, [topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=1, heat=4.9e6),
-                                   topic("douyin", "d", "油价或出现近三年来最大跌幅", rank=2, heat=1.1e7)])
+    _store_with(store, [topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=1, heat=4.9e6),
+                        topic("douyin", "d", "油价或出现近三年来最大跌幅", rank=2, heat=1.1e7)])
     store.ingest([topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=3, heat=1e5)], now=utcnow() - timedelta(hours=1))
     store.ingest([topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=1, heat=9e5)])
     page_file = tmp_path / "digest.html"

@@ -8,7 +8,7 @@ import json
 import platform
 import sys
 
-from ..settings import get_settings
+from ..settings import device_applies, get_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,7 +76,9 @@ def _print_tables(report: dict) -> None:
     setup.add_row("python", f"{report['python']} on {report['platform']}")
     for name, version in report["packages"].items():
         setup.add_row(name, version or "[dim]not installed[/]")
-    setup.add_row("embedder", f"{report['embedder_setting']} on device {report['device_setting']}")
+    setup.add_row("embedder", report["embedder_setting"])
+    setup.add_row("device setting", report["device_setting"] if device_applies(report["embedder_setting"])
+                  else f"{report['device_setting']} (not used: only minilm and st: models run on an accelerator)")
     setup.add_row("model", model_text)
     setup.add_row("store", report["store"])
     setup.add_row("topics", str(report["topics"]))

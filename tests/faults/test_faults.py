@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -66,6 +67,7 @@ def test_model_failing_to_load_starts_degraded_and_ranks_lexically(tmp_path):
         assert r.status_code == 200
 
 
+@pytest.mark.sqlite_only  # SQLite's own page limit stands in for a full disk
 def test_disk_full_is_a_clear_error_and_corrupts_nothing(tmp_path):
     store = Store(tmp_path / "s.db")
     ok = [Topic(source="weibo", item_id=str(i), title=f"topic {i}", heat=float(i)) for i in range(20)]
@@ -111,18 +113,82 @@ def _count(data: Path, table: str) -> int:
         db.close()
 
 
+class SlowFeed:
+    """The test's own upstream: a JSON Feed on loopback whose n-th answer holds items r<n>-0..4. The
+    answer it is told to hold back waits until released, so a fetch is in flight for as long as needed."""
+
+    def __init__(self, hold: int) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.hold = hold
+        self.served: dict[int, list[str]] = {}  # request number -> the item ids answered
+        self.arrived = threading.Semaphore(0)
+        self.release = threading.Event()
+        feed = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                n = len(feed.served) + 1
+                ids = [f"r{n}-{i}" for i in range(5)]
+                feed.served[n] = []  # counted on arrival; filled once answered
+                feed.arrived.release()
+                if n == feed.hold:
+                    feed.release.wait(60)
+                body = json.dumps({"version": "https://jsonfeed.org/version/1.1", "title": "slow", "items": [
+                    {"id": i, "title": f"topic {i} 春晚机器人", "url": f"http://127.0.0.1/{i}"} for i in ids]})
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/feed+json")
+                    self.end_headers()
+                    self.wfile.write(body.encode())
+                except OSError:  # the fetching process was killed meanwhile
+                    return
+                feed.served[n] = ids
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/feed.json"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for_request(self, n: int, timeout_s: float = 30) -> None:
+        deadline = time.monotonic() + timeout_s
+        while len(self.served) < n:
+            assert self.arrived.acquire(timeout=max(0.01, deadline - time.monotonic())), (
+                f"upstream saw {len(self.served)} requests, waited for {n}")
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _wait_for_log(server, text: str, count: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while server.log_tail(10**6).count(text) < count:
+        assert time.monotonic() < deadline, f"no {count}x {text!r} in the log:\n{server.log_tail()}"
+        time.sleep(0.05)
+
+
 @pytest.mark.sqlite_only
 def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
     data = tmp_path / "data"
-    server = start_instance(data, api_keys=KEY)
-    url = server.url
+    upstream = SlowFeed(hold=3)  # answers 1 (start-up) and 2 (a refresh) at once; 3 hangs until the kill
+    feeds = json.dumps([{"name": "slowfeed", "url": upstream.url, "lang": "zh"}])
     try:
+        server = start_instance(data, api_keys=KEY, offline=False,
+                                env={"TRENDLENS_FEEDS": feeds, "TRENDLENS_SOURCES": "slowfeed"})
+        url = server.url
+        _wait_for_log(server, "slowfeed: 5 topics", 1)  # the start-up cycle is stored
         s = httpx.post(url + "/v1/sessions", json={}, headers=AUTH).json()
         for text in ("春晚机器人扭秧歌你们看了吗太好笑了", "哪吒2票房破百亿了你们去看了没"):
             httpx.post(url + f"/v1/sessions/{s['id']}/utterances", json={"text": text}, headers=AUTH, timeout=10)
         decisions = httpx.get(url + f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
-        cycles_before = _count(data, "cycles")
-        # a fetch cycle and an utterance in flight when the process dies
+        assert httpx.post(url + "/v1/workflows/refresh_sources/run", headers=AUTH, timeout=30).status_code == 200
+        _wait_for_log(server, "slowfeed: 5 topics", 2)
+        # a third cycle and an utterance in flight when the process dies
         with httpx.Client(timeout=0.05) as quick:
             for path, body in (("/v1/workflows/refresh_sources/run", None),
                                ("/v1/sessions/" + s["id"] + "/utterances", {"text": "春运返程高峰堵死了"})):
@@ -130,15 +196,22 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
                     quick.post(url + path, json=body, headers=AUTH)
                 except httpx.HTTPError:
                     pass
-    finally:
+        _wait_for_log(server, "fetch cycle started: slowfeed", 3)
+        upstream.wait_for_request(3)  # the fetch is on the wire, its answer held back
         server.kill()
+        assert upstream.served[3] == []  # it was never answered
+        upstream.release.set()
+    except BaseException:
+        upstream.close()
+        raise
     db = sqlite3.connect(data / "trendlens.sqlite3")
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    # every cycle that was committed is whole: each of its sources' observations are there
-    for _cycle_id, n in db.execute("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id"):
-        assert n > 0
+    # exactly the two answered cycles are stored, each with exactly the items its answer held
+    recorded = {cycle: sorted(topic.split(":", 1)[1] for (topic,) in db.execute(
+        "SELECT topic_id FROM observations WHERE cycle_id = ?", (cycle,)))
+        for (cycle,) in db.execute("SELECT id FROM cycles ORDER BY id")}
     db.close()
-    assert _count(data, "cycles") >= cycles_before
+    assert list(recorded.values()) == [sorted(upstream.served[1]), sorted(upstream.served[2])]
     server.start()  # resumes by itself: same port, same store, same keys, same session
     try:
         after = httpx.get(url + f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
@@ -146,16 +219,18 @@ def test_kill_9_during_fetch_and_delivery_loses_nothing_committed(tmp_path):
         r = httpx.post(url + f"/v1/sessions/{s['id']}/utterances", json={"text": "过年回家又被催婚了"}, headers=AUTH)
         assert r.status_code == 200
         assert httpx.get(url + "/v1/sources", headers=AUTH).json()["items"][0]["status"] == "ok"
+        _wait_for_log(server, "slowfeed: 5 topics", 3)  # the restart's own cycle fetched live again
+        assert sorted(upstream.served[4]) == [f"r4-{i}" for i in range(5)]
     finally:
         server.stop()
+        upstream.close()
 
 
-def test_replaying_after_failed_live_fetches_is_degraded(tmp_path):
+def test_replaying_after_failed_live_fetches_is_degraded(tmp_path, store):
     def down(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("unreachable", request=request)
 
     settings = Settings(data_dir=tmp_path / "d", api_keys=KEY, fetch_retries=0, fetch_backoff_s=0)
-    store = Store(settings.db_path)
     collector = Collector(settings, store, transport=httpx.MockTransport(down))
     runtime = Runtime.build(settings, store=store, collector=collector, embedder=HashEmbedder())
     with TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False)) as c:

@@ -15,7 +15,9 @@ def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
     folder = SHARED_UPSTREAM / "google_trends"
     if not folder.is_dir():
         pytest.skip("no shared upstream recordings here")
-    for path in sorted(folder.glob("*.xml")):
+    files = sorted(folder.glob("*.xml"))
+    assert files, f"no RSS recordings in {folder}"
+    for path in files:
         topics = Feed(settings).parse(path.read_bytes())
         assert len(topics) == 10
         assert topics[0].title == "西堀" and topics[0].rank == 1
