@@ -2,6 +2,9 @@
 
 The API checks them through `KeyRing` (agent/api/security.py); `trendlens keys` manages them.
 Instances sharing a database share these rows, so a key made or revoked anywhere holds everywhere.
+A revoked key's row stays as a tombstone (its hash prefixed with `revoked:`, which no key's hash
+matches): the store then remembers it once held keys, and `serve` mints a first key only on a truly
+first start, never behind an operator who revoked every key.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from .errors import InputError
 from .models import utcnow
 from .store import Store
 
-__all__ = ["StoredKey", "hash_key", "key_is_stored", "list_keys", "make_key", "revoke_key"]
+__all__ = ["REVOKED", "StoredKey", "hash_key", "key_is_stored", "list_keys", "make_key", "revoke_key"]
 
+REVOKED = "revoked:"
 PREFIX_MIN = 8  # characters of the hash that name a key for `revoke`: short to type, long enough to be unique
 
 
@@ -45,7 +49,8 @@ def make_key(store: Store, label: str = "default") -> str:
 
 
 def list_keys(store: Store) -> list[StoredKey]:
-    rows = store.query("SELECT key_hash, label, created_at FROM api_keys ORDER BY created_at, key_hash")
+    rows = store.query("SELECT key_hash, label, created_at FROM api_keys WHERE key_hash NOT LIKE ? "
+                       "ORDER BY created_at, key_hash", (REVOKED + "%",))
     return [StoredKey(r["key_hash"], r["label"], r["created_at"]) for r in rows]
 
 
@@ -54,7 +59,7 @@ def key_is_stored(store: Store, digest: str) -> bool:
 
 
 def revoke_key(store: Store, prefix: str) -> StoredKey:
-    """Delete the one stored key whose hash starts with `prefix` (as `trendlens keys list` shows it)."""
+    """Revoke the one stored key whose hash starts with `prefix` (as `trendlens keys list` shows it)."""
     prefix = prefix.strip().lower()
     if len(prefix) < PREFIX_MIN or any(c not in "0123456789abcdef" for c in prefix):
         raise InputError(f"name a key by at least {PREFIX_MIN} hex characters of its id (see `trendlens keys list`)")
@@ -62,5 +67,6 @@ def revoke_key(store: Store, prefix: str) -> StoredKey:
     if len(matches) != 1:
         raise InputError(f"{'no' if not matches else len(matches)} stored keys match {prefix!r}")
     with store.transaction() as db:
-        db.execute("DELETE FROM api_keys WHERE key_hash = ?", (matches[0].key_hash,))
+        db.execute("UPDATE api_keys SET key_hash = ? WHERE key_hash = ?",
+                   (REVOKED + matches[0].key_hash, matches[0].key_hash))
     return matches[0]

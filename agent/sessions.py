@@ -35,6 +35,7 @@ UTTERANCE_SECRET = "utterance_hmac"  # its row in install_secrets
 
 Frequency = Literal["low", "medium", "high"]
 MAX_UTTERANCE_CHARS = 2000  # ~1 minute of fast speech; anything longer is not one utterance
+_RAW_CHARS = 2 * MAX_UTTERANCE_CHARS  # room for the spacing and control characters cleaning drops
 
 
 def _hash(token: str) -> str:
@@ -50,11 +51,14 @@ def clean_utterance(text: Any) -> tuple[str, str | None]:
             raise InputError("utterance is not valid UTF-8") from None
     if not isinstance(text, str):
         raise InputError("utterance text must be a string")
+    # cut before looking at each character, so a huge text costs no more than a long one
+    cut = len(text) > _RAW_CHARS
+    text = text[-_RAW_CHARS:]
     text = "".join(ch for ch in text if ch.isprintable() or ch in " \t\n")
     text = " ".join(text.split())
     if not text:
         raise InputError("utterance text is empty")
-    if len(text) > MAX_UTTERANCE_CHARS:
+    if cut or len(text) > MAX_UTTERANCE_CHARS:
         # keep the end: the newest words are what the table is talking about now
         return text[-MAX_UTTERANCE_CHARS:], f"utterance truncated to its last {MAX_UTTERANCE_CHARS} characters"
     return text, None

@@ -167,6 +167,10 @@ class Settings(BaseSettings):
     port: int = 8000
     rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
     rate_limit_burst: int = Field(default=60, ge=1)
+    # One key may serve many wearers (a phone app's backend); one conversation needs far less.
+    session_rate_limit_per_s: float = Field(default=5.0, gt=0, description=(
+        "utterances per session, sustained, over HTTP and the stream socket together"))
+    session_rate_limit_burst: int = Field(default=20, ge=1)
     max_request_bytes: int = Field(default=1_000_000, ge=1024)
     ingest_queue_topics: int = Field(default=20_000, ge=1, description=(
         "topics ingested through POST /v1/topics and not yet indexed; a request past it gets 429 + Retry-After"))

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from ..engine.triggers import schedule_workflows
+from ..keys import list_keys
 from ..runtime import Runtime
 from ..scheduling import build_scheduler, schedule_index_follow
 from ..settings import Settings, get_settings
@@ -28,6 +29,13 @@ __all__ = ["create_app"]
 log = logging.getLogger("trendlens.api")
 
 
+def _limiter(settings: Settings, rate: float, burst: int) -> RateLimiter | RedisRateLimiter:
+    """Token buckets in Redis when instances share one, else in process."""
+    if settings.redis_url is not None:
+        return RedisRateLimiter(settings.redis_url.get_secret_value(), rate, burst)
+    return RateLimiter(rate, burst)
+
+
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None, schedule: bool = True,
                announce_key: bool = True, start_runtime: bool = True) -> FastAPI:
     """Build the app. Tests pass their own settings/runtime and `schedule=False`; a caller that
@@ -42,16 +50,18 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
             app.include_router(rt.mentra.router)
         keys = KeyRing(settings, rt.store)
-        if keys.empty:
+        if keys.empty:  # a truly first start: the store never held a key
             key = keys.create("serve")
             if announce_key:
                 # shown once; only its hash is kept
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
+        elif not settings.api_keys and not list_keys(rt.store):
+            log.warning("every stored API key is revoked: requests are refused until one is made "
+                        "(`trendlens keys create`)")
         app.state.keys = keys
-        app.state.limiter = (RedisRateLimiter(settings.redis_url.get_secret_value(), settings.rate_limit_per_s,
-                                              settings.rate_limit_burst)
-                             if settings.redis_url is not None
-                             else RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst))
+        app.state.limiter = _limiter(settings, settings.rate_limit_per_s, settings.rate_limit_burst)
+        app.state.session_limiter = _limiter(settings, settings.session_rate_limit_per_s,
+                                             settings.session_rate_limit_burst)
         if start_runtime:
             await rt.start()
         scheduler = None
@@ -73,8 +83,9 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 first_fetch.cancel()
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
-            if isinstance(app.state.limiter, RedisRateLimiter):
-                app.state.limiter.close()
+            for limiter in (app.state.limiter, app.state.session_limiter):
+                if isinstance(limiter, RedisRateLimiter):
+                    limiter.close()
             if start_runtime:
                 await rt.aclose()
 

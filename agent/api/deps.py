@@ -12,7 +12,7 @@ from ..runtime import Runtime
 from ..sessions import Session
 from .errors import ApiError
 from .redis_limiter import RedisRateLimiter
-from .security import KeyRing, RateLimiter
+from .security import KeyRing, RateLimiter, TooManyGuesses
 
 __all__ = ["HUD_PROTOCOL", "ApiKey", "RuntimeDep", "bearer", "find_session", "get_runtime", "require_key",
            "session_or_404", "ws_key", "ws_token"]
@@ -48,7 +48,10 @@ def require_key(request: Request,
     if token is None:
         raise ApiError(401, "missing bearer token: send 'Authorization: Bearer <key>'",
                        headers={"WWW-Authenticate": "Bearer"})
-    digest = keys.check(token)
+    try:
+        digest = keys.check(token, client=client_address(request))
+    except TooManyGuesses as exc:
+        raise ApiError(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from None
     if digest is None:
         raise ApiError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
     limiter: RateLimiter | RedisRateLimiter = request.app.state.limiter
@@ -59,6 +62,11 @@ def require_key(request: Request,
 
 
 ApiKey = Annotated[str, Depends(require_key)]
+
+
+def client_address(connection: Request | WebSocket) -> str:
+    """Who is guessing keys: the peer address (behind nginx, the one uvicorn's proxy headers give)."""
+    return connection.client.host if connection.client else "unknown"
 
 
 async def find_session(runtime: Runtime, session_id: str) -> Session | None:
@@ -75,10 +83,16 @@ async def session_or_404(runtime: Runtime, session_id: str, key_hash: str) -> Se
     return session
 
 
-def ws_key(websocket: WebSocket) -> str | None:
-    """The hash of the API key a WebSocket presents in its Authorization header, when accepted."""
+async def ws_key(websocket: WebSocket) -> str | None:
+    """The hash of the API key a WebSocket presents in its Authorization header, when accepted.
+
+    An unknown key is looked up off the event loop; an address guessing keys gets None too."""
     keys: KeyRing = websocket.app.state.keys
-    return keys.check(bearer(websocket.headers.get("authorization")))
+    try:
+        return await keys.check_async(bearer(websocket.headers.get("authorization")),
+                                      client=client_address(websocket))
+    except TooManyGuesses:
+        return None
 
 
 def ws_token(websocket: WebSocket) -> str | None:

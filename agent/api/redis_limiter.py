@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..redis_options import redis_options
 from ..shared_sessions import SharedStateError
 
 __all__ = ["RedisRateLimiter"]
@@ -39,7 +40,7 @@ class RedisRateLimiter:
         import redis
 
         self.rate, self.burst, self._prefix = rate, burst, prefix
-        self._redis: Any = redis.Redis.from_url(url, decode_responses=True)
+        self._redis: Any = redis.Redis.from_url(url, **redis_options())
         self._take = self._redis.register_script(_TAKE)
 
     def take(self, key: str, now: float | None = None) -> float:

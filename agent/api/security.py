@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import math
 import time
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -11,13 +14,52 @@ from ..keys import hash_key, key_is_stored, make_key
 from ..settings import Settings
 from ..store import Store
 
-__all__ = ["KeyRing", "RateLimiter", "hash_key"]
+__all__ = ["GuessThrottle", "KeyRing", "RateLimiter", "TooManyGuesses", "hash_key"]
 
 # Instances sharing a database learn of keys made or revoked elsewhere by asking the store; these
 # bound how stale an instance's answer may be, and how often a wrong key costs a query.
 KNOWN_RECHECK_S = 30.0  # a revoked key stops working everywhere within this
 UNKNOWN_RECHECK_S = 2.0  # a key just made elsewhere works here within this
-MAX_REMEMBERED = 10_000  # unknown keys remembered at most (a client spraying random keys)
+MAX_REMEMBERED = 10_000  # unknown keys remembered at most (a client spraying random keys); the oldest go first
+# Key guessing, per client address: this many unknown keys in the window, then 429 until it moves on.
+# A client with a mistyped or revoked key retries far less often; a sprayer is slowed to a crawl.
+GUESSES_PER_WINDOW = 20
+GUESS_WINDOW_S = 60.0
+MAX_GUESSERS = 10_000  # addresses tracked at most; the longest quiet are forgotten first
+
+
+class TooManyGuesses(Exception):
+    """This client sent too many unknown keys lately (429 with Retry-After)."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many unknown API keys from this address; retry in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class GuessThrottle:
+    """Unknown keys per client address in a sliding window; memory bounded by `MAX_GUESSERS`."""
+
+    def __init__(self, *, limit: int = GUESSES_PER_WINDOW, window_s: float = GUESS_WINDOW_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window_s, self._clock = limit, window_s, clock
+        self._misses: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def retry_after(self, client: str) -> float:
+        """0 when `client` may try a key it is not known to hold, else the seconds until it may."""
+        misses = self._misses.get(client)
+        if misses is None:
+            return 0.0
+        now = self._clock()
+        while misses and now - misses[0] >= self.window_s:
+            misses.popleft()
+        return 0.0 if len(misses) < self.limit else self.window_s - (now - misses[0])
+
+    def miss(self, client: str) -> None:
+        misses = self._misses.pop(client, None) or deque(maxlen=self.limit)
+        misses.append(self._clock())
+        self._misses[client] = misses  # most recent last
+        if len(self._misses) > MAX_GUESSERS:
+            self._misses.popitem(last=False)
 
 
 class KeyRing:
@@ -27,7 +69,9 @@ class KeyRing:
         self.store = store
         self._clock = clock
         self._env = {hash_key(k.strip()) for k in (settings.api_keys or "").split(",") if k.strip()}
-        self._seen: dict[str, tuple[bool, float]] = {}  # hash -> (stored?, when the store said so)
+        self._seen: dict[str, float] = {}  # stored keys' hashes -> when the store said so (few: never evicted)
+        self._unknown: OrderedDict[str, float] = OrderedDict()  # hashes the store lacked -> when, oldest first
+        self.guesses = GuessThrottle(clock=clock)
 
     @property
     def empty(self) -> bool:
@@ -36,15 +80,33 @@ class KeyRing:
     def create(self, label: str = "default") -> str:
         """Make a new key, keep only its hash, return it (to be shown once)."""
         key = make_key(self.store, label)
-        self._seen[hash_key(key)] = (True, self._clock())
+        self._seen[hash_key(key)] = self._clock()
         return key
 
-    def check(self, key: str | None) -> str | None:
-        """The key's hash when it is accepted, else None.
+    def check(self, key: str | None, client: str | None = None) -> str | None:
+        """The key's hash when it is accepted, else None; TooManyGuesses when `client` is guessing.
 
         The configured keys are compared in constant time. Stored keys are looked up by their
-        SHA-256, which an attacker cannot steer, and the answer is kept for a few seconds.
+        SHA-256, which an attacker cannot steer, and the answer is kept for a few seconds. A
+        known key is answered before the guessing check, so a sprayer behind the same address
+        does not lock out a wearer whose key is known here.
         """
+        answer = self._cached(key, client)
+        if answer is not _ASK:
+            return answer  # type: ignore[return-value]
+        assert key
+        return self._remember(hash_key(key), key_is_stored(self.store, hash_key(key)), client)
+
+    async def check_async(self, key: str | None, client: str | None = None) -> str | None:
+        """`check`, with the store lookup (an unknown key) off the event loop."""
+        answer = self._cached(key, client)
+        if answer is not _ASK:
+            return answer  # type: ignore[return-value]
+        assert key
+        digest = hash_key(key)
+        return self._remember(digest, await asyncio.to_thread(key_is_stored, self.store, digest), client)
+
+    def _cached(self, key: str | None, client: str | None) -> str | None | object:
         if not key:
             return None
         digest = hash_key(key)
@@ -55,12 +117,36 @@ class KeyRing:
             return digest
         now = self._clock()
         seen = self._seen.get(digest)
-        if seen is None or now - seen[1] > (KNOWN_RECHECK_S if seen[0] else UNKNOWN_RECHECK_S):
-            if len(self._seen) >= MAX_REMEMBERED:
-                self._seen.clear()
-            seen = (key_is_stored(self.store, digest), now)
-            self._seen[digest] = seen
-        return digest if seen[0] else None
+        if seen is not None and now - seen <= KNOWN_RECHECK_S:
+            return digest
+        if client is not None:
+            wait = self.guesses.retry_after(client)
+            if wait:
+                raise TooManyGuesses(max(1, math.ceil(wait)))
+        unknown = self._unknown.get(digest)
+        if unknown is not None and now - unknown <= UNKNOWN_RECHECK_S:
+            if client is not None:
+                self.guesses.miss(client)
+            return None
+        return _ASK
+
+    def _remember(self, digest: str, stored: bool, client: str | None) -> str | None:
+        now = self._clock()
+        if stored:
+            self._seen[digest] = now
+            self._unknown.pop(digest, None)
+            return digest
+        self._seen.pop(digest, None)  # revoked
+        self._unknown.pop(digest, None)
+        self._unknown[digest] = now
+        if len(self._unknown) > MAX_REMEMBERED:
+            self._unknown.popitem(last=False)  # only unknown keys are forgotten, never the valid ones
+        if client is not None:
+            self.guesses.miss(client)
+        return None
+
+
+_ASK = object()  # `_cached`: the store must be asked
 
 
 @dataclass

@@ -137,13 +137,15 @@ async def _serve(runtime, port: int, console: Console):  # type: ignore[no-untyp
     import uvicorn
 
     from ..api import create_app
+    from ..api.throttle import MAX_FRAME_BYTES
 
     if not port_is_free("127.0.0.1", port):
         taken, port = port, free_port()  # e.g. `make run` holds 8000: the demo still gets its page
         console.print(f"[yellow]port {taken} is in use; serving the HUD page on port {port} instead[/]",
                       soft_wrap=True)
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False, start_runtime=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", ws="websockets-sansio"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", ws="websockets-sansio",
+                                                   ws_max_size=MAX_FRAME_BYTES))
     task = asyncio.create_task(_quiet(server.serve()))
     for _ in range(100):
         if server.started or task.done():

@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..api import create_app
+    from ..api.throttle import MAX_FRAME_BYTES
     from ..collect import SYNTHETIC
 
     settings = get_settings()
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(settings)
     # websockets-sansio: the implementation on the current websockets API (the default one is deprecated)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
-                            ws="websockets-sansio")
+                            ws="websockets-sansio", ws_max_size=MAX_FRAME_BYTES)
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:

@@ -6,12 +6,25 @@
     MentraApp ──display_event (reference_card | text_wall)──▶ cloud ──▶ glasses
 
 The cloud calls `{Public URL}/webhook` (newer SDKs: `/api/_mentraos/webhook`);
-`/mentra/webhook` stays as an alias. The webhook is unauthenticated and the
-first WebSocket frame carries our API key, so only hosts on `allowed_hosts`
-are ever connected to. The WebSocket is opened in a background task right
-after the webhook answers (the cloud allows 5 s). Abnormal closes are retried
-(3 tries, 1 s doubling backoff); closes 1000/1001/1008 and
-`tpa_connection_error` end the session. The ack names the glasses
+`/mentra/webhook` stays as an alias. The webhook is unauthenticated: the cloud
+signs nothing and the SDK checks nothing, and anyone can guess a session id
+(`<userId>-<packageName>`, the userId often an e-mail). So a webhook call only
+ever *proposes*; the cloud's answer on the WebSocket decides:
+
+- `session_request` opens a candidate connection; it becomes the session's
+  connection only once the cloud acknowledged our API key on it
+  (`tpa_connection_ack`). A live, acknowledged connection is replaced by
+  nothing less, so a forged request cannot end or hijack a wearer's session.
+- `stop_request` closes nothing: the session ends when the cloud closes its
+  socket (the request only stops reconnecting after that close).
+- The first frame carries our API key, so only hosts on `allowed_hosts` are
+  ever connected to, and plain `ws://` only on loopback.
+- Connections (live and candidates) are bounded: `max_sessions` in all and
+  `max_candidates` per session id; past either the webhook answers 429.
+
+The WebSocket is opened in a background task right after the webhook answers
+(the cloud allows 5 s). Abnormal closes are retried (3 tries, 1 s doubling
+backoff); closes 1000/1001/1008 and `tpa_connection_error` end the session. The ack names the glasses
 (`capabilities.modelName`), which picks the caption profile. Captions reach the
 glasses through `MentraApp.display` (mentra_display.py), a `Display` like any other,
 so captions made elsewhere reach the glasses too.
@@ -21,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -74,20 +88,35 @@ class MentraConfig:
     reconnect_tries: int = 3
     reconnect_backoff_s: float = 1.0
     ws_proxy: str | Literal[True] | None = True  # True: honour the environment's proxy settings
+    # Bounds on what unauthenticated webhook calls can start: connections in all (live and
+    # candidates), and candidates waiting for the cloud's ack per session id.
+    max_sessions: int = 500
+    max_candidates: int = 2
 
     @property
     def subscriptions(self) -> tuple[str, ...]:
         return tuple(f"transcription:{lang}" for lang in self.languages)
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def host_allowed(url: str, allowed: Sequence[str]) -> bool:
-    """Whether `url` is a ws(s) URL whose host is on the allowlist."""
+    """Whether `url` is a wss URL (ws only to loopback) whose host is on the allowlist.
+
+    Our API key is the first frame sent there: in clear text it would be readable on the way."""
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower().rstrip(".")
     except ValueError:
         return False
-    if parts.scheme not in ("ws", "wss") or not host:
+    if not host or not (parts.scheme == "wss" or (parts.scheme == "ws" and _is_loopback(host))):
         return False
     for entry in allowed:
         entry = entry.lower().rstrip(".")
@@ -142,6 +171,8 @@ class _Session:
         self.ws: ClientConnection | None = None
         self.ready = asyncio.Event()  # set once acked and subscribed
         self.stopped = False
+        self.stop_requested = False  # a stop_request came: end at the cloud's next close, not before
+        self.acked = False  # the cloud accepted our key on this connection at least once
         self.task: asyncio.Task[None] | None = None
         self.connects = 0  # connection attempts, for logs and tests
         self.profile = "mentra-generic"  # until the ack names the glasses
@@ -174,7 +205,7 @@ class _Session:
                 code = exc.rcvd.code if exc.rcvd else 1006
             except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
                 log.warning("mentra %s: cannot connect to %s: %s", self.session_id, self.ws_url, exc)
-            if self.stopped or code in NORMAL_CLOSE_CODES:
+            if self.stopped or self.stop_requested or code in NORMAL_CLOSE_CODES:
                 log.info("mentra %s: session ended (close code %s)", self.session_id, code)
                 return
             failures += 1
@@ -204,6 +235,8 @@ class _Session:
                     self.profile = profile_for_model(_model_name(message))
                     log.info("mentra %s: connected; glasses %r → profile %s",
                              self.session_id, _model_name(message), self.profile)
+                    self.acked = True
+                    self.app._acknowledged(self)
                     break
                 if kind in _ERROR_TYPES:
                     log.error(
@@ -294,7 +327,9 @@ class MentraApp:
     def __init__(self, config: MentraConfig, on_transcript: TranscriptHandler | None = None) -> None:
         self.config = config
         self.on_transcript = on_transcript
-        self.sessions: dict[str, _Session] = {}
+        self.sessions: dict[str, _Session] = {}  # the acknowledged connection of each session
+        self.candidates: dict[str, set[_Session]] = {}  # connections still waiting for the cloud's ack
+        self._closing: set[asyncio.Task[None]] = set()  # replaced connections being closed
         self.display = MentraDisplay(self)
         self.router = APIRouter(tags=["mentra"])
         for path in WEBHOOK_PATHS:
@@ -307,7 +342,7 @@ class MentraApp:
         except ValidationError as exc:
             return JSONResponse({"status": "error", "message": _first_error(exc)}, status_code=400)
         if isinstance(body, _StopRequest):
-            await self.stop_session(body.sessionId)
+            self.request_stop(body.sessionId)
             return JSONResponse({"status": "success"})
         url = body.mentraOSWebsocketUrl or body.augmentOSWebsocketUrl
         if not url:
@@ -316,19 +351,47 @@ class MentraApp:
                 status_code=400,
             )
         if not host_allowed(url, self.config.allowed_hosts):
-            # the key would go to whoever named this URL: refuse before connecting
-            log.warning("mentra %s: refused WebSocket host of %r (not in the allowed hosts)", body.sessionId, url)
-            return JSONResponse({"status": "error", "message": "WebSocket host is not an allowed MentraOS cloud host"},
-                                status_code=403)
+            # the key would go to whoever named this URL (or travel in clear): refuse before connecting
+            log.warning("mentra %s: refused WebSocket URL (not wss:// on an allowed host, nor ws:// on loopback)",
+                        body.sessionId)
+            return JSONResponse({"status": "error", "message": "WebSocket URL must be wss:// on an allowed MentraOS "
+                                 "cloud host (ws:// only on loopback)"}, status_code=403)
+        refused = self._over_bounds(body.sessionId)
+        if refused:
+            log.warning("mentra %s: session request refused: %s", body.sessionId, refused)
+            return JSONResponse({"status": "error", "message": refused}, status_code=429, headers={"Retry-After": "5"})
         await self.start_session(body.sessionId, url)
         return JSONResponse({"status": "success"})
 
+    def _over_bounds(self, session_id: str) -> str | None:
+        cfg = self.config
+        if len(self.sessions) + sum(len(c) for c in self.candidates.values()) >= cfg.max_sessions:
+            return f"too many MentraOS connections ({cfg.max_sessions}); try again shortly"
+        if len(self.candidates.get(session_id, ())) >= cfg.max_candidates:
+            return f"{cfg.max_candidates} connections for this session already wait for the cloud's ack"
+        return None
+
     async def start_session(self, session_id: str, ws_url: str) -> None:
-        """Open (or reopen) the session's WebSocket in the background."""
-        await self.stop_session(session_id)
+        """Open a candidate connection in the background; it takes the session over once acknowledged."""
         session = _Session(self, session_id, ws_url)
+        self.candidates.setdefault(session_id, set()).add(session)
         session.task = asyncio.create_task(self._run_session(session), name=f"mentra-{session_id}")
-        self.sessions[session_id] = session
+
+    def _acknowledged(self, session: _Session) -> None:
+        """The cloud accepted our key on `session`'s connection: it is now the session's connection."""
+        pending = self.candidates.get(session.session_id)
+        if pending is not None:
+            pending.discard(session)
+            if not pending:
+                del self.candidates[session.session_id]
+        old = self.sessions.get(session.session_id)
+        self.sessions[session.session_id] = session
+        if old is not None and old is not session:
+            log.info("mentra %s: the cloud acknowledged a new connection; closing the previous one",
+                     session.session_id)
+            closing = asyncio.create_task(old.stop())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     async def _run_session(self, session: _Session) -> None:
         try:
@@ -336,11 +399,24 @@ class MentraApp:
         finally:
             if self.sessions.get(session.session_id) is session:
                 del self.sessions[session.session_id]
+            pending = self.candidates.get(session.session_id)
+            if pending is not None:
+                pending.discard(session)
+                if not pending:
+                    del self.candidates[session.session_id]
+
+    def request_stop(self, session_id: str) -> None:
+        """An (unauthenticated) stop_request: end at the cloud's next close of the socket, not now."""
+        for session in (self.sessions.get(session_id), *self.candidates.get(session_id, ())):
+            if session is not None:
+                session.stop_requested = True
+        log.info("mentra %s: stop requested; the session ends when the cloud closes it", session_id)
 
     async def stop_session(self, session_id: str) -> None:
-        session = self.sessions.pop(session_id, None)
-        if session is not None:
-            await session.stop()
+        """Close the session's connections now (shutdown; not reachable from the webhook)."""
+        for session in (self.sessions.pop(session_id, None), *self.candidates.pop(session_id, ())):
+            if session is not None:
+                await session.stop()
 
     async def wait_ready(self, session_id: str, timeout_s: float = 5.0) -> None:
         """Wait until the session is connected, acknowledged and subscribed."""
@@ -350,8 +426,10 @@ class MentraApp:
             await session.ready.wait()
 
     async def aclose(self) -> None:
-        for session_id in tuple(self.sessions):
+        for session_id in {*self.sessions, *self.candidates}:
             await self.stop_session(session_id)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..captions.caption import Caption
+from ..redis_options import REDIS_HEALTH_CHECK_S, redis_options
 from .base import DEFAULT_SESSION
 from .hud import HudHub, HudSubscription
 
@@ -42,7 +43,7 @@ class RedisFanout:
                  channel: str = CHANNEL) -> None:
         import redis.asyncio as aioredis
 
-        self._redis = aioredis.from_url(url, decode_responses=True)
+        self._redis = aioredis.from_url(url, **redis_options())
         self._channel = channel
         self._clock = clock
         self.local = HudHub(queue_size=queue_size, clock=clock)
@@ -70,7 +71,8 @@ class RedisFanout:
                 await pubsub.subscribe(self._channel)
                 ready.set()
                 while True:
-                    message = await pubsub.get_message(timeout=None)
+                    # a bounded wait: each return checks the idle connection's health (a PING)
+                    message = await pubsub.get_message(timeout=REDIS_HEALTH_CHECK_S)
                     if message is not None and message.get("type") == "message":
                         await self._deliver(message["data"])
             except (RedisError, OSError) as exc:

@@ -35,7 +35,7 @@ def _started_app():
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
     app.state.runtime = runtime
     app.state.keys = KeyRing(runtime.settings, runtime.store)
-    app.state.limiter = RateLimiter(1e6, 10**6)
+    app.state.limiter = app.state.session_limiter = RateLimiter(1e6, 10**6)
     session, _ = runtime.sessions.create("hud-web", owner=hash_key(KEY))
     return app, session.id
 

@@ -8,14 +8,17 @@ import json
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, WebSocket, WebSocketDisconnect
 
 from ...errors import InputError, OverloadError
+from ...shared_sessions import SharedStateError
 from ..deps import ApiKey, RuntimeDep, find_session, session_or_404, ws_key
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
+from ..throttle import MAX_FRAME_BYTES, Charge, session_bucket, take_all_async
 
 if TYPE_CHECKING:
     from ...runtime import Runtime
@@ -44,8 +47,12 @@ async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Re
 
 
 @router.post("/{session_id}/utterances", response_model=UtteranceOut, summary="One utterance in; captions out")
-async def post_utterance(session_id: str, body: UtteranceIn, runtime: RuntimeDep, key: ApiKey) -> UtteranceOut:
+async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
+                         key: ApiKey) -> UtteranceOut:
     session = await session_or_404(runtime, session_id, key)
+    wait = await take_all_async([(request.app.state.session_limiter, session_bucket(session.id))])
+    if wait:
+        raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
     try:
         result = await runtime.handle_utterance(session, body.text, final=body.final)
     except InputError as exc:
@@ -69,7 +76,7 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     session gets from anywhere else (HTTP, another socket, another instance) arrive as caption frames.
     Only the owner's key (Authorization header) drives a session; the HUD token only watches."""
     runtime = websocket.app.state.runtime
-    key = ws_key(websocket)
+    key = await ws_key(websocket)
     if key is None:
         await websocket.close(code=4401, reason="the session owner's bearer key is required")
         return
@@ -104,10 +111,20 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
                         await websocket.send_json(message)
 
     forwarder = asyncio.create_task(forward_feed())
+    # the session's bucket and its owner key's: the ones HTTP draws on
+    state = websocket.app.state
+    charges: list[Charge] = [(state.session_limiter, session_bucket(session.id)), (state.limiter, key)]
     try:
         while True:
             raw = await websocket.receive()
             if raw.get("type") == "websocket.disconnect":
+                break
+            refusal = await _refusal(raw, charges)
+            if refusal is not None:
+                code, message = refusal
+                async with sending:
+                    await websocket.send_json({"type": "error", "message": message})
+                    await websocket.close(code=code, reason=message[:120])
                 break
             async with sending:
                 await _answer_frame(websocket, runtime, session, raw.get("text"), sent)
@@ -118,6 +135,20 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
         forwarder.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await forwarder
+
+
+async def _refusal(raw: Mapping[str, Any], charges: list[Charge]) -> tuple[int, str] | None:
+    """Why this frame ends the socket (close code, message), or None to answer it."""
+    size = len(raw.get("bytes") or b"") + len((raw.get("text") or "").encode())
+    if size > MAX_FRAME_BYTES:  # the server refuses these first; this holds behind any server
+        return 1009, f"frame over {MAX_FRAME_BYTES} bytes"
+    try:
+        wait = await take_all_async(charges)
+    except SharedStateError as exc:
+        return 1013, str(exc)
+    if wait:
+        return 1008, f"rate limit exceeded; reconnect in {max(1, round(wait))} s"
+    return None
 
 
 async def _answer_frame(websocket: WebSocket, runtime: Runtime, session: Session, text: str | None,

@@ -1,0 +1,76 @@
+"""Key guessing against a real `serve`: throttled per address, valid keys kept, no key minted behind a revocation."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from agent.api import security
+from agent.api.security import GUESSES_PER_WINDOW, MAX_REMEMBERED, KeyRing
+from agent.keys import make_key
+from agent.settings import Settings
+
+from ..servers import start_instance
+
+ANNOUNCED = "TrendLens API key (shown once"
+
+
+def test_an_address_spraying_random_keys_gets_429_and_a_known_key_still_works(tmp_path: Path) -> None:
+    instance = start_instance(tmp_path / "serve", api_keys="k-real")
+    try:
+        codes = [httpx.get(instance.url + "/v1/topics", headers={"Authorization": f"Bearer tl_{secrets.token_hex(8)}"},
+                           timeout=10).status_code for _ in range(GUESSES_PER_WINDOW + 5)]
+        assert codes[:GUESSES_PER_WINDOW] == [401] * GUESSES_PER_WINDOW
+        assert set(codes[GUESSES_PER_WINDOW:]) == {429}
+        refused = httpx.get(instance.url + "/v1/topics", headers={"Authorization": "Bearer tl_another"}, timeout=10)
+        assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
+        assert refused.json()["error"]["message"].startswith("too many unknown API keys from this address")
+        # the wearer's own key, from the same address, is not locked out
+        assert httpx.get(instance.url + "/v1/topics", headers={"Authorization": "Bearer k-real"},
+                         timeout=10).status_code == 200
+    finally:
+        instance.stop()
+
+
+def test_a_flood_of_unknown_keys_never_evicts_a_valid_one(store, tmp_path, monkeypatch) -> None:
+    ring = KeyRing(Settings(data_dir=tmp_path / "data"), store)
+    valid = make_key(store, "glasses")
+    assert ring.check(valid)
+    asked: list[str] = []
+    real = security.key_is_stored
+    monkeypatch.setattr(security, "key_is_stored", lambda s, digest: asked.append(digest) or real(s, digest))
+    for i in range(MAX_REMEMBERED + 10):  # no client address: the per-address throttle is not what is tested
+        assert ring.check(f"tl_guess_{i}") is None
+    asked.clear()
+    assert ring.check(valid)
+    assert asked == [], "the valid key was forgotten and asked of the store again"
+
+
+def _cli(data_dir: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRENDLENS_")}
+    env["TRENDLENS_DATA_DIR"] = str(data_dir)
+    done = subprocess.run([sys.executable, "-m", "agent", "keys", *args], env=env, capture_output=True, text=True,
+                          timeout=60, check=True)
+    return done.stdout
+
+
+def test_a_key_is_minted_on_a_first_start_only_not_after_every_key_was_revoked(tmp_path: Path) -> None:
+    data = tmp_path / "serve"
+    instance = start_instance(data, api_keys="")  # no configured keys: the first start makes one
+    try:
+        assert instance.log_tail(100_000).count(ANNOUNCED) == 1
+        key_id = _cli(data, "list").split()[0]
+        instance.stop()
+        _cli(data, "revoke", key_id)
+        instance.start()
+        log = instance.log_tail(100_000)
+        assert log.count(ANNOUNCED) == 1, "a new key was minted behind the operator's revocation"
+        assert "every stored API key is revoked" in log
+        assert key_id not in _cli(data, "list")
+    finally:
+        instance.stop()

@@ -1,0 +1,185 @@
+"""The MentraOS webhook is unauthenticated: what a forged call can and cannot do to a wearer's session.
+
+A local stand-in for the MentraOS cloud speaks the app protocol over a real WebSocket; the
+webhook is called through the app's own router, as the cloud calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from websockets.asyncio.server import ServerConnection, serve
+
+from agent.display import MentraApp, MentraConfig
+from agent.display.mentra import DEFAULT_ALLOWED_HOSTS, host_allowed
+
+from ..display.conftest import make_caption
+
+SESSION = "wearer@example.com-com.trendlens.app"
+T = 3  # seconds; every wait here is bounded
+
+
+@dataclass
+class Cloud:
+    """One fake cloud endpoint: acks our key, refuses it, or never answers."""
+
+    answer: Literal["ack", "refuse", "silent"] = "ack"
+    url: str = ""
+    inbox: asyncio.Queue[dict] = field(default_factory=asyncio.Queue)
+    sockets: list[ServerConnection] = field(default_factory=list)
+
+    async def handler(self, ws: ServerConnection) -> None:
+        self.sockets.append(ws)
+        await self.inbox.put(json.loads(await ws.recv()))  # tpa_connection_init
+        if self.answer == "silent":
+            await ws.wait_closed()
+            return
+        if self.answer == "refuse":
+            await ws.send(json.dumps({"type": "tpa_connection_error", "message": "unknown session", "code": "AUTH"}))
+            await ws.wait_closed()
+            return
+        await ws.send(json.dumps({"type": "tpa_connection_ack", "settings": []}))
+        async for raw in ws:
+            await self.inbox.put(json.loads(raw))
+
+    async def next(self) -> dict:
+        return await asyncio.wait_for(self.inbox.get(), T)
+
+
+@pytest.fixture
+async def clouds() -> AsyncIterator[dict[str, Cloud]]:
+    made = {name: Cloud(answer=name) for name in ("ack", "refuse", "silent")}  # type: ignore[arg-type]
+    async with serve(made["ack"].handler, "127.0.0.1", 0) as a, serve(made["refuse"].handler, "127.0.0.1", 0) as r, \
+            serve(made["silent"].handler, "127.0.0.1", 0) as s:
+        for cloud, server in zip(made.values(), (a, r, s), strict=True):
+            cloud.url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/app-ws"
+        yield made
+
+
+def _app(**cfg) -> MentraApp:
+    config = MentraConfig(package_name="com.trendlens.app", api_key="k-123", reconnect_backoff_s=0.05,
+                          ws_proxy=None, **cfg)
+    return MentraApp(config)
+
+
+async def _webhook(app: MentraApp, body: dict) -> httpx.Response:
+    api = FastAPI()
+    api.include_router(app.router)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api), base_url="http://app") as client:
+        return await asyncio.wait_for(client.post("/webhook", json=body), T)
+
+
+def _session_request(url: str, session_id: str = SESSION) -> dict:
+    return {"type": "session_request", "sessionId": session_id, "userId": "wearer@example.com",
+            "timestamp": "2026-01-01T00:00:00Z", "mentraOSWebsocketUrl": url}
+
+
+async def _live(app: MentraApp, cloud: Cloud) -> None:
+    assert (await _webhook(app, _session_request(cloud.url))).status_code == 200
+    assert (await cloud.next())["type"] == "tpa_connection_init"
+    assert (await cloud.next())["type"] == "subscription_update"
+    await app.wait_ready(SESSION, T)
+
+
+async def _shown_on(app: MentraApp, cloud: Cloud, title: str) -> None:
+    assert await asyncio.wait_for(app.display.show(make_caption(title=title, session_id=SESSION)), T)
+    assert (await cloud.next())["layout"]["title"] == title
+
+
+async def test_a_forged_stop_request_does_not_end_a_live_session(clouds: dict[str, Cloud]) -> None:
+    app, cloud = _app(), clouds["ack"]
+    try:
+        await _live(app, cloud)
+        stop = await _webhook(app, {"type": "stop_request", "sessionId": SESSION, "reason": "user_disabled"})
+        assert stop.status_code == 200 and stop.json() == {"status": "success"}
+        await asyncio.sleep(0.3)
+        # the wearer still sees captions: the socket the cloud acknowledged is open
+        assert cloud.sockets[0].close_code is None
+        await _shown_on(app, cloud, "还在显示")
+        # the stop takes effect when the cloud itself closes the socket, even with a code that
+        # would otherwise mean "reconnect"
+        await cloud.sockets[0].close(1011)
+        for _ in range(100):
+            if SESSION not in app.sessions:
+                break
+            await asyncio.sleep(0.02)
+        assert SESSION not in app.sessions
+        await asyncio.sleep(0.3)
+        assert len(cloud.sockets) == 1, "reconnected after a requested stop"
+    finally:
+        await app.aclose()
+
+
+@pytest.mark.parametrize("forged", ["refuse", "silent"])
+async def test_a_repeated_session_request_replaces_the_live_connection_only_once_the_cloud_acks(
+        clouds: dict[str, Cloud], forged: str) -> None:
+    app, live = _app(ack_timeout_s=0.5, reconnect_tries=0), clouds["ack"]
+    try:
+        await _live(app, live)
+        first = app.sessions[SESSION]
+        # a forged request naming an allowed host where our key is refused, or never answered
+        assert (await _webhook(app, _session_request(clouds[forged].url))).status_code == 200
+        assert (await clouds[forged].next())["type"] == "tpa_connection_init"
+        await asyncio.sleep(0.8)  # past the ack timeout: the candidate is gone
+        assert app.sessions[SESSION] is first and not app.candidates
+        assert live.sockets[0].close_code is None
+        await _shown_on(app, live, "原来的连接")
+        # the cloud itself moves the session (it acks our key there): now the new socket takes over
+        moved = Cloud()
+        async with serve(moved.handler, "127.0.0.1", 0) as server:
+            moved.url = f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/app-ws"
+            assert (await _webhook(app, _session_request(moved.url))).status_code == 200
+            assert (await moved.next())["type"] == "tpa_connection_init"
+            assert (await moved.next())["type"] == "subscription_update"
+            for _ in range(100):
+                if live.sockets[0].close_code is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert live.sockets[0].close_code is not None, "the replaced connection stayed open"
+            await _shown_on(app, moved, "新的连接")
+            await app.aclose()
+    finally:
+        await app.aclose()
+
+
+def test_plain_ws_only_to_loopback() -> None:
+    assert host_allowed("wss://prod.mentra.glass/app-ws", DEFAULT_ALLOWED_HOSTS)
+    assert host_allowed("ws://127.0.0.1:8002/app-ws", DEFAULT_ALLOWED_HOSTS)
+    assert host_allowed("ws://localhost:8002/app-ws", DEFAULT_ALLOWED_HOSTS)
+    assert host_allowed("ws://[::1]:8002/app-ws", DEFAULT_ALLOWED_HOSTS)
+    # the key would cross the network in clear text
+    assert not host_allowed("ws://prod.mentra.glass/app-ws", DEFAULT_ALLOWED_HOSTS)
+    assert not host_allowed("ws://augmentos.cloud/app-ws", DEFAULT_ALLOWED_HOSTS)
+
+
+async def test_a_plain_ws_url_to_the_cloud_is_refused_before_connecting() -> None:
+    app = _app()
+    r = await _webhook(app, _session_request("ws://api.mentra.glass/app-ws"))
+    assert r.status_code == 403 and "wss://" in r.json()["message"]
+    assert not app.sessions and not app.candidates
+    await app.aclose()
+
+
+async def test_session_tasks_started_by_webhooks_are_bounded(clouds: dict[str, Cloud]) -> None:
+    app, silent = _app(max_sessions=3, max_candidates=2, ack_timeout_s=T), clouds["silent"]
+    try:
+        # one session id: two candidates wait for the cloud's ack, the third is refused
+        for expected in (200, 200, 429):
+            r = await _webhook(app, _session_request(silent.url))
+            assert r.status_code == expected, r.text
+        assert "wait for the cloud's ack" in r.json()["message"] and r.headers["Retry-After"]
+        # in all: three connections, the fourth (another id) is refused with a clear message
+        assert (await _webhook(app, _session_request(silent.url, "other-com.trendlens.app"))).status_code == 200
+        r = await _webhook(app, _session_request(silent.url, "third-com.trendlens.app"))
+        assert r.status_code == 429 and r.json() == {"status": "error",
+                                                     "message": "too many MentraOS connections (3); try again shortly"}
+        assert sum(len(c) for c in app.candidates.values()) == 3
+    finally:
+        await app.aclose()
