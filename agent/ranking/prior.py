@@ -13,7 +13,7 @@ import numpy as np
 
 from .fair_heat import HeatRow, normalised_heat
 
-__all__ = ["PriorEntry", "fair_heat", "prior", "topic_priors"]
+__all__ = ["PriorEntry", "fair_heat", "prior", "row_priors", "topic_priors"]
 
 
 def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -46,8 +46,15 @@ def topic_priors(entries: Sequence[PriorEntry], heat: np.ndarray | None = None) 
         heat = fair_heat(entries)
     n = len(entries)
     vel = np.fromiter((e.prior.velocity or 0.0 for e in entries), dtype=np.float64, count=n)
-    pos = vel[vel > 0]
-    scale = float(np.median(pos)) if pos.size else 1.0
-    rising = np.where(vel > 0, np.tanh(vel / max(scale, 1e-9)), 0.0)
     new = np.fromiter((e.prior.is_new for e in entries), dtype=np.float64, count=n)
-    return prior(heat, rising, new).astype(np.float32)
+    return row_priors(heat, vel, new)
+
+
+def row_priors(heat: np.ndarray, velocity: np.ndarray, is_new: np.ndarray) -> np.ndarray:
+    """The prior of each row from its fair heat, velocity (heat per hour) and newness (0 or 1)."""
+    if not len(heat):
+        return np.zeros(0, dtype=np.float32)
+    pos = velocity[velocity > 0]
+    scale = float(np.median(pos)) if pos.size else 1.0
+    rising = np.where(velocity > 0, np.tanh(velocity / max(scale, 1e-9)), 0.0)
+    return prior(heat, rising, is_new).astype(np.float32)

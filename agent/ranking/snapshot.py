@@ -27,7 +27,7 @@ from .background import Background, sample_vectors, topic_backgrounds
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .lexical import BM25Index, tokenize
-from .prior import fair_heat, topic_priors
+from .prior import fair_heat, row_priors
 
 __all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
 
@@ -79,8 +79,8 @@ def doc_text(topic: Topic) -> str:
     return topic.title
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=np.float32)
+def _frozen(a: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=dtype)
     a.setflags(write=False)
     return a
 
@@ -104,6 +104,11 @@ class IndexSnapshot:
     background: Background = field(default_factory=lambda: MappingProxyType({}))
     # (n,) whether each topic is written in Chinese (or Japanese): the gate's pair of languages
     cjk: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    # (n,) each row's velocity and newness as the prior reads them, lent to the next build with its row
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    is_new: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # platform -> its rows, ascending: the next build finds a changed list's rows without walking every row
+    rows_of: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -245,18 +250,60 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     _check(cancel)
     lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
     heat = np.zeros(n, dtype=np.float64)
-    if previous is not None and len(previous.heat) == len(previous):
-        heat[same] = previous.heat[reuse[same]]
-        redo = [i for i, e in enumerate(entries) if e.topic.source in touched] if touched else []
+    # rows holding the very entry `previous` held lend their language, prior parts and platform:
+    # only the other rows are read, so a cycle of 50 changes at 100k held reads 50 topics, not 100k
+    lend = previous is not None and _per_row(previous)
+    if not lend:
+        same[:] = False
+    unread = np.flatnonzero(~same).tolist()
+    cjk = np.zeros(n, dtype=bool)
+    velocity = np.zeros(n, dtype=np.float64)
+    is_new = np.zeros(n, dtype=np.float64)
+    unread_of: dict[str, list[int]] = {}
+    for i in unread:
+        entry = entries[i]
+        cjk[i] = _cjk(entry.topic)
+        velocity[i] = entry.prior.velocity or 0.0
+        is_new[i] = entry.prior.is_new
+        unread_of.setdefault(entry.topic.source, []).append(i)
+    rows_of: dict[str, np.ndarray] = {}
+    if lend:
+        assert previous is not None
+        lent_rows = np.flatnonzero(same)
+        from_rows = reuse[lent_rows]
+        cjk[lent_rows] = previous.cjk[from_rows]
+        velocity[lent_rows] = previous.velocity[from_rows]
+        is_new[lent_rows] = previous.is_new[from_rows]
+        heat[lent_rows] = previous.heat[from_rows]
+        moved = np.full(len(previous), -1, dtype=np.int64)  # previous row -> its row here, for lent rows
+        moved[from_rows] = lent_rows
+        for source, old_rows in previous.rows_of.items():
+            rows = moved[old_rows]
+            rows_of[source] = np.sort(rows[rows >= 0])  # a caller may pass the topics in another order
+    for source, rows_list in unread_of.items():
+        rows = np.asarray(rows_list, dtype=np.int64)
+        kept = rows_of.get(source)
+        rows_of[source] = rows if kept is None or not len(kept) else np.sort(np.concatenate([kept, rows]))
+    rows_of = {source: _frozen(rows, np.int64) for source, rows in rows_of.items() if len(rows)}
+    if lend:
+        # fair heat reads a platform's list as a whole: again for every platform whose list changed
+        redo = np.sort(np.concatenate([rows_of[s] for s in touched if s in rows_of] or [np.zeros(0, np.int64)]))
     else:
-        redo = list(range(n))
-    if redo:
-        heat[redo] = fair_heat([entries[i] for i in redo])
+        redo = np.arange(n)
+    if len(redo):
+        heat[redo] = fair_heat([entries[i] for i in redo.tolist()])
     pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
-    cjk = np.fromiter((_cjk(e.topic) for e in entries), dtype=bool, count=n)
     cjk.setflags(write=False)
-    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(topic_priors(entries, heat)), tokens,
-                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk)
+    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
+                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
+                         _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of))
+
+
+def _per_row(snapshot: IndexSnapshot) -> bool:
+    """Whether `snapshot` holds every per-row fact a build lends (one built by this module does)."""
+    n = len(snapshot)
+    return all(len(a) == n for a in (snapshot.heat, snapshot.cjk, snapshot.velocity, snapshot.is_new)) and (
+        sum(len(r) for r in snapshot.rows_of.values()) == n)
 
 
 def _cjk(topic: Topic) -> bool:
