@@ -1,0 +1,46 @@
+"""The learned-fusion measurement reads the candidates the shipped ranker gives.
+
+scripts/eval_fusion.py builds its features itself (it needs BM25 and both dense z-scores for all
+twenty candidates), so these check that its candidates, their order, labels and gate flags are
+the ones `Ranker.rank` returns, on the synthetic regression set (fixtures/relevance, written by us)
+with the test embedder.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.commands.rank import load_topics
+from agent.ranking import HashEmbedder, Ranker
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from eval_fusion import FEATURES, features  # noqa: E402
+
+SETS = ROOT / "fixtures" / "relevance"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_candidates_are_the_rankers_top_in_its_order(lang: str) -> None:
+    ranker = Ranker(HashEmbedder(), load_topics(SETS / lang / "topics.json"))
+    queries = [json.loads(x) for x in (SETS / lang / "queries.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    queries = [q for q in queries if q.get("relevant")][:12]
+    texts, relevant = [q["text"] for q in queries], [set(q["relevant"]) for q in queries]
+    x, label, gated, groups = features(ranker, texts, relevant, lang, {}, top=5)
+    assert groups == [5] * len(texts) and label.any()
+    at = 0
+    for text, rel in zip(texts, relevant, strict=True):
+        ranked = ranker.rank_sync(text, top_k=5)
+        passed = {r.id for r in ranker.rank_sync(text, top_k=len(ranker), gate=True)}
+        rows = slice(at, at + 5)
+        np.testing.assert_allclose(x[rows, FEATURES.index("relevance")],
+                                   [r.components["relevance"] for r in ranked], rtol=1e-5, atol=1e-6)
+        assert list(x[rows, FEATURES.index("position")]) == list(range(5))
+        assert list(label[rows]) == [float(r.id in rel) for r in ranked]
+        assert list(gated[rows]) == [r.id in passed for r in ranked]
+        at += 5
