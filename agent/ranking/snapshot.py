@@ -173,6 +173,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         previous = None  # built without texts: nothing to match rows on
     reuse_list = [-1] * n
     same_rows: list[int] = []  # the very entry of the previous snapshot: its heat is known too
+    same_lang: list[int] = []  # other rows whose language the previous snapshot read
     entry_list: list[RankerEntry] = []
     texts: list[str] = []
     new_docs: list[str] = []
@@ -197,6 +198,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
                 if prev_texts[j] == text:
                     lent[j] = 1
                     reuse_list[i] = j
+                    if old.topic.title == entry.topic.title and old.topic.lang == entry.topic.lang:
+                        same_lang.append(i)  # a new object for the same headline (a store's row): no scan
                 else:
                     new_docs.append(text)
             else:
@@ -260,9 +263,16 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     velocity = np.zeros(n, dtype=np.float64)
     is_new = np.zeros(n, dtype=np.float64)
     unread_of: dict[str, list[int]] = {}
+    lang_known = np.zeros(n, dtype=bool)
+    if lend:
+        lang_known[same_lang] = True
+        lang_rows = np.flatnonzero(lang_known)
+        assert previous is not None
+        cjk[lang_rows] = previous.cjk[reuse[lang_rows]]
     for i in unread:
         entry = entries[i]
-        cjk[i] = _cjk(entry.topic)
+        if not lang_known[i]:
+            cjk[i] = _cjk(entry.topic)
         velocity[i] = entry.prior.velocity or 0.0
         is_new[i] = entry.prior.is_new
         unread_of.setdefault(entry.topic.source, []).append(i)
