@@ -13,7 +13,7 @@ import numpy as np
 
 from .fair_heat import HeatRow, normalised_heat
 
-__all__ = ["PriorEntry", "fair_heat", "prior", "row_priors", "topic_priors"]
+__all__ = ["PriorEntry", "fair_heat", "prior", "row_priors"]
 
 
 def prior(heat: np.ndarray, rising: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -36,18 +36,6 @@ def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
     scale. Pass every entry of the platforms concerned: a platform's list is read as a whole."""
     fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
     return np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
-
-
-def topic_priors(entries: Sequence[PriorEntry], heat: np.ndarray | None = None) -> np.ndarray:
-    """The prior of each entry; `heat` is their fair heat when the caller already has it."""
-    if not entries:
-        return np.zeros(0, dtype=np.float32)
-    if heat is None:
-        heat = fair_heat(entries)
-    n = len(entries)
-    vel = np.fromiter((e.prior.velocity or 0.0 for e in entries), dtype=np.float64, count=n)
-    new = np.fromiter((e.prior.is_new for e in entries), dtype=np.float64, count=n)
-    return row_priors(heat, vel, new)
 
 
 def row_priors(heat: np.ndarray, velocity: np.ndarray, is_new: np.ndarray) -> np.ndarray:
