@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import StoreError
+from .errors import StoppingError, StoreError
 from .ranking import Ranked, Ranker, RankQuery
 from .store import Store, StoredTopic
 from .stories import Story
@@ -105,7 +105,11 @@ class TopicIndex:
             return False
         if self.ranker is None or version == self.built_from:
             return False
-        await self.refresh()
+        try:
+            await self.refresh()
+        except StoppingError:  # the service is stopping and abandoned the rebuild on purpose
+            log.info("re-index for other instances' topics abandoned: the service is stopping")
+            return False
         return True
 
     async def _build(self) -> int:

@@ -4,6 +4,7 @@ one whole generation (stored rows and clusters of the same build)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
@@ -101,3 +102,20 @@ async def test_an_index_follows_topics_another_instance_wrote(filled, database_u
     ranked = await index.rank(RankQuery(text="量子猫咪合唱团全国巡演", top_k=1, prior=False, mmr=False))
     assert ranked[0].topic.id == "user:1"
     assert await index.follow() is False
+
+
+async def test_a_stopping_service_abandons_a_follow_rebuild_quietly(filled, database_url, tmp_path, caplog):
+    """The scheduled follow job may be re-indexing when the service stops: that is no error."""
+    from agent.models import Topic
+
+    index = _index(filled)
+    await index.refresh()
+    other = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
+    try:
+        other.ingest([Topic(source="user", item_id="2", title="量子猫咪合唱团加场", heat=9.0)])
+    finally:
+        other.close()
+    index.ranker.cancel.set()  # what the service's shutdown does
+    assert await index.follow() is False
+    assert "user:2" not in index.stored
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
