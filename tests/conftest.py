@@ -63,10 +63,10 @@ def chromium() -> str:
     return require_chromium()
 
 
-# -- real servers (tests/servers.py): started once per run, only when a test asks ---------------
+# -- real servers (agent/testing/servers.py): started once per run, only when a test asks ---------------
 @pytest.fixture(scope="session")
 def postgres_server():
-    from .servers import start_postgres
+    from agent.testing.servers import start_postgres
 
     server = start_postgres()
     yield server
@@ -75,7 +75,7 @@ def postgres_server():
 
 @pytest.fixture(scope="session")
 def redis_server():
-    from .servers import start_redis
+    from agent.testing.servers import start_redis
 
     server = start_redis()
     yield server

@@ -22,8 +22,7 @@ import websockets
 
 from agent.joblocks import _NAMESPACE, _key
 from agent.shared_sessions import LOCK_TIMEOUT_S
-
-from .servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
+from agent.testing.servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
 
 KEY = "cluster-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -26,6 +26,6 @@ def test_every_regenerated_benchmark_table_has_its_block() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_tables.py"), "--check"],
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "tools" / "bench_tables.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

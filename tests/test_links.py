@@ -42,8 +42,8 @@ def test_chat_answers_on_a_real_day_carry_only_readable_links(tmp_path: Path):
     from fastapi.testclient import TestClient
 
     from agent.api import create_app
-    from tests.api.conftest import AUTH
-    from tests.api.realdata import need_upstream, real_runtime
+    from agent.testing.apps import AUTH
+    from agent.testing.realdata import need_upstream, real_runtime
 
     need_upstream()
     runtime = real_runtime(tmp_path)

@@ -10,8 +10,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
-
-from .api.conftest import AUTH, make_runtime
+from agent.testing.apps import AUTH, make_runtime
 
 
 def _instance(data_dir: Path, redis_url: str) -> TestClient:
@@ -107,7 +106,7 @@ async def test_the_fanout_subscribes_again_when_its_redis_connection_drops(redis
 
 
 def test_redis_gone_is_a_503_with_one_line_not_a_crash(tmp_path):
-    from .servers import start_redis
+    from agent.testing.servers import start_redis
 
     own = start_redis()  # this test stops its Redis; the others keep theirs
     stopped = False

@@ -41,7 +41,7 @@ def pair(a: Topic, b: Topic, *, df: int = 1):
 
 
 def _eval_module():
-    spec = importlib.util.spec_from_file_location("eval_stories", ROOT / "scripts" / "eval_stories.py")
+    spec = importlib.util.spec_from_file_location("eval_stories", ROOT / "scripts" / "eval" / "stories.py")
     assert spec and spec.loader
     ev = importlib.util.module_from_spec(spec)
     sys.modules["eval_stories"] = ev
@@ -104,7 +104,7 @@ def test_a_tariff_week_keeps_its_one_story_and_its_themes_apart(tmp_path: Path) 
     """The real lists of 2025-04-15 and 04-16 held together, as a service holds them (no model): the 245%
     tariff answers are one story; the week's other tariff items and one drama's items stay out of it."""
     from agent.settings import Settings
-    from tests.api.realdata import current_lists, need_upstream
+    from agent.testing.realdata import current_lists, need_upstream
 
     need_upstream()
     held = [t for items in current_lists(Settings(data_dir=tmp_path, offline=True)).values() for t in items]
@@ -122,8 +122,7 @@ def test_a_tariff_week_keeps_its_one_story_and_its_themes_apart(tmp_path: Path) 
 def test_follow_ups_that_name_only_the_story_or_its_speaker_join_the_big_story() -> None:
     """2025-04-01, no model: "雷军回应" and "小米汽车回应" say who answered, a V2EX thread names only su7;
     each joins the crash story, while Xiaomi's share price, the same company on another matter, does not."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from story_days import load_day
+    from agent.testing.story_days import load_day
 
     day = load_day("2025-04-01", SHARED)
     clusters = cluster_topics(day.topics)
@@ -167,8 +166,7 @@ def test_story_index_updates_in_place_with_stable_ids() -> None:
 def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
     """Each day's lists arrive one platform at a time, then the next day's replace them: a story
     that gains a member keeps its id, and ids never depend on the order items arrive in."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from story_days import DAYS, load_day
+    from agent.testing.story_days import DAYS, load_day
 
     index = StoryIndex()
     grown = kept = 0
@@ -355,12 +353,10 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
 async def test_a_story_question_answers_with_the_story_on_every_platform(tmp_path: Path, question, words) -> None:
     """2025-04-01: the Xiaomi SU7 crash was on five lists; the answer names the story's platforms
     with their ranks, not one item."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from story_days import load_day
-
     from agent.chat import answer_question
     from agent.runtime import Runtime
     from agent.settings import Settings
+    from agent.testing.story_days import load_day
 
     day = load_day("2025-04-01", SHARED)
     rt = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=None)

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from ..commands.rank import load_topics
+from ..models import Topic
+from ..ranking import Embedder, EmbeddingCache, RankerEntry
+from .paths import ROOT as ROOT
+from .paths import SHARED
 
-from agent.commands.rank import load_topics  # noqa: E402
-from agent.models import Topic  # noqa: E402
-from agent.ranking import Embedder, EmbeddingCache, RankerEntry  # noqa: E402
-
-DEVSETS = ROOT.parent / "shared" / "devsets"
+DEVSETS = SHARED / "devsets"
 
 
 def load(devsets: Path = DEVSETS) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -55,6 +55,12 @@ def split(n: int, part: str) -> list[int]:
     return [i for i in range(n) if i % 2 == (0 if part == "tune" else 1)]
 
 
+def pick(items: list[Any], part: str, limit: int | None = None) -> list[Any]:
+    """The items of one half (`split`), the first `limit` of them when given."""
+    chosen = [items[i] for i in split(len(items), part)]
+    return chosen[:limit] if limit else chosen
+
+
 def vectors(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str], role: str = "query") -> np.ndarray:
     name = f"{embedder.name}#{role}" if role == "query" else embedder.name
     if cache is not None:
@@ -74,7 +80,7 @@ def vectors(embedder: Embedder, cache: EmbeddingCache | None, texts: list[str], 
 
 # -- labelled real days (../shared/days/<day>/ and devsets/stories-<day>.json) -------------------
 
-DAYS = ROOT.parent / "shared" / "days"
+DAYS = SHARED / "days"
 DEV_DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 #: Platforms whose items carry a real retelling of the title (Baidu `desc`, Zhihu excerpt).
 RETOLD = ("baidu", "zhihu")
@@ -145,7 +151,8 @@ def load_day(day: str, settings: Any = None, devsets: Path = DEVSETS) -> Day:
             story_of[t] = members
     right_of = {label: story_of.get(t, frozenset()) | {t} for label, t in label_to_topic.items() if t is not None}
     mentions = []
-    for t in topics:
-        if t.source in RETOLD and t.summary and len(" ".join(t.summary.split())) >= MIN_RETELLING:
-            mentions.append(Mention(window(t.summary), t.id, t.source, story_of.get(t.id, frozenset()) | {t.id}))
-    return Day(day, topics, mentions, {t.id: t.source for t in topics}, right_of)
+    for topic in topics:
+        if topic.source in RETOLD and topic.summary and len(" ".join(topic.summary.split())) >= MIN_RETELLING:
+            mentions.append(Mention(window(topic.summary), topic.id, topic.source,
+                                    story_of.get(topic.id, frozenset()) | {topic.id}))
+    return Day(day, topics, mentions, {topic.id: topic.source for topic in topics}, right_of)

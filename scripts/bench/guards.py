@@ -14,22 +14,19 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fastapi.testclient import TestClient
 
-from fastapi.testclient import TestClient  # noqa: E402
+from agent.api import create_app
+from agent.api.security import RateLimiter
+from agent.api.throttle import session_bucket, take_all
+from agent.sessions import clean_utterance
+from agent.testing.apps import AUTH, make_runtime
 
-from agent.api import create_app  # noqa: E402
-from agent.api.security import RateLimiter  # noqa: E402
-from agent.api.throttle import session_bucket, take_all  # noqa: E402
-from agent.sessions import clean_utterance  # noqa: E402
-from tests.api.conftest import AUTH, make_runtime  # noqa: E402
-
-CHITCHAT = Path(__file__).resolve().parents[1].parent / "shared" / "devsets" / "chitchat.json"
+CHITCHAT = Path(__file__).resolve().parents[3] / "shared" / "devsets" / "chitchat.json"
 
 
 def _texts() -> tuple[list[str], str]:

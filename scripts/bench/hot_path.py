@@ -18,21 +18,19 @@ import asyncio
 import json
 import logging
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import httpx
 
-import httpx  # noqa: E402
+from agent.api import create_app
+from agent.api.security import KeyRing, RateLimiter
+from agent.ranking import HashEmbedder
+from agent.runtime import Runtime
+from agent.settings import Settings
 
-from agent.api import create_app  # noqa: E402
-from agent.api.security import KeyRing, RateLimiter  # noqa: E402
-from agent.ranking import HashEmbedder  # noqa: E402
-from agent.runtime import Runtime  # noqa: E402
-from agent.settings import Settings  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KEY = "bench-key"
 

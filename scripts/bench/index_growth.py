@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 from agent.models import Topic  # noqa: E402
 from agent.ranking import Ranker  # noqa: E402

@@ -33,14 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from concurrent_sessions import shed_count
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from load_test import shed_count  # noqa: E402
-
-from tests.servers import (  # noqa: E402
+from agent.testing.servers import (
     EmbeddingsServer,
     Instance,
     PostgresServer,
@@ -52,7 +47,9 @@ from tests.servers import (  # noqa: E402
     start_redis,
 )
 
-KEY = "load-test-key"  # what scripts/load_test.py sends with --url
+ROOT = Path(__file__).resolve().parents[2]
+
+KEY = "load-test-key"  # what scripts/bench/concurrent_sessions.py sends with --url
 AUTH = {"Authorization": f"Bearer {KEY}"}
 DEVSET = ROOT.parent / "shared" / "devsets" / "relevance.json"
 EMBEDDING_CACHE = ROOT / "data" / "embeddings.sqlite3"  # vectors of earlier runs, keyed by (model, text)
@@ -188,11 +185,12 @@ def run_config(cfg: Config, *, postgres: PostgresServer, redis: RedisServer, mod
         cpu_before = {part: sum(tree_cpu_s(pid) for pid in pids) for part, pids in roots.items()}
         redis_before = _redis_commands(redis) if cfg.redis else 0
         pg_before = _pg_transactions(database_url) if database_url else 0
-        load = subprocess.run([sys.executable, str(ROOT / "scripts" / "load_test.py"), "--url", nginx.url,
-                               "--devsets", "--sessions", str(cfg.sessions), "--duration", str(cfg.duration)],
+        load = subprocess.run([sys.executable, str(Path(__file__).with_name("concurrent_sessions.py")),
+                               "--url", nginx.url, "--devsets", "--sessions", str(cfg.sessions),
+                               "--duration", str(cfg.duration)],
                               capture_output=True, text=True, timeout=cfg.duration + 600, check=False)
         if load.returncode != 0:
-            raise SystemExit(f"load_test.py failed ({load.returncode}): {load.stderr[-1500:]}")
+            raise SystemExit(f"concurrent_sessions.py failed ({load.returncode}): {load.stderr[-1500:]}")
         cpu_after = {part: sum(tree_cpu_s(pid) for pid in pids) for part, pids in roots.items()}
         result: dict[str, Any] = json.loads(next(line for line in load.stdout.splitlines() if line.startswith("{")))
         result["config"] = asdict(cfg)

@@ -13,22 +13,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agent.api import create_app  # noqa: E402
-from agent.model_loading import fixed_embedder  # noqa: E402
-from agent.ranking import build_embedder  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from agent.testing import pct  # noqa: E402
-from tests.api.conftest import AUTH, LiveServer  # noqa: E402
-from tests.api.realdata import need_upstream, real_runtime  # noqa: E402
+from agent.api import create_app
+from agent.model_loading import fixed_embedder
+from agent.ranking import build_embedder
+from agent.settings import Settings
+from agent.testing import pct
+from agent.testing.apps import AUTH, LiveServer
+from agent.testing.realdata import need_upstream, real_runtime
 
 QUESTIONS = ["知乎上现在什么最火？", "What is trending on V2EX today?", "百度热搜第一是什么？", "今天最火的是什么？",
              "What's the hottest thing right now?", "反网络霸权 网警在行动是怎么回事",

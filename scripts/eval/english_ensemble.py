@@ -20,12 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import devsets  # noqa: E402
 import numpy as np
-from tune_relevance import Z_SCALE, bm25, dense_z, norm, ranks_of, recall  # noqa: E402
+from tune_relevance import Z_SCALE, bm25, dense_z, norm, ranks_of
 
-from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for  # noqa: E402
-from agent.settings import Settings  # noqa: E402
+from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
+from agent.settings import Settings
+from agent.testing import devsets
+from agent.testing.recall import recall
 
 
 def per_query_z(cos: np.ndarray) -> np.ndarray:

@@ -17,15 +17,13 @@ intent. For those the count is how many are read as small talk (must be 0) or as
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from agent.chat.intents import SmallTalk, detect_intent
+from agent.testing.intent_table import FOLLOW_UPS, TABLE
 
-from agent.chat.intents import SmallTalk, detect_intent  # noqa: E402
-
-DEVSETS = Path(__file__).resolve().parents[2] / "shared" / "devsets"
+DEVSETS = Path(__file__).resolve().parents[3] / "shared" / "devsets"
 
 
 def _row(name: str, lines: list[str], counts: Counter[str], misread: int, talk: int) -> str:
@@ -48,8 +46,6 @@ def main() -> int:
         misread = sum(v for k, v in counts.items() if k not in ("Search", "SmallTalk"))
         print(_row(name, lines, counts, misread, counts["SmallTalk"]))
 
-    from tests.chat.test_intents import FOLLOW_UPS, TABLE
-
     questions = [(q, i) for q, i in TABLE if not isinstance(i, SmallTalk)]
     talk = [(q, i) for q, i in TABLE if isinstance(i, SmallTalk)]
     as_talk = [q for q, _ in questions if isinstance(detect_intent(q), SmallTalk)]
@@ -57,7 +53,7 @@ def main() -> int:
     other = [q for q, i in questions
              if not isinstance(detect_intent(q), SmallTalk) and type(detect_intent(q)) is not type(i)]
     talk_missed = [q for q, i in talk if detect_intent(q) != i]
-    print("\nThe question tables of tests/chat/test_intents.py (synthetic):\n")
+    print("\nThe question tables of agent/testing/intent_table.py (synthetic):\n")
     print("| set | lines | read as small talk | read as another intent |")
     print("|---|---|---|---|")
     print(f"| trending questions and follow-ups | {len(questions) + len(FOLLOW_UPS)} | {len(as_talk)} | "

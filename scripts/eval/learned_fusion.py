@@ -37,14 +37,13 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import devsets  # noqa: E402
-from eval_relevance import parse_heat, pick  # noqa: E402
-from tune_relevance import recall  # noqa: E402
-
-from agent.ranking import Ranker, query_terms  # noqa: E402
-from agent.ranking.lexical import tokenize  # noqa: E402
-from agent.ranking.scoring import dense_evidence, score  # noqa: E402
+from agent.ranking import Ranker, query_terms
+from agent.ranking.lexical import tokenize
+from agent.ranking.scoring import dense_evidence, score
+from agent.sources.heat import parse_heat
+from agent.testing import devsets
+from agent.testing.devsets import pick
+from agent.testing.recall import recall
 
 FEATURES = ("relevance", "dense_z", "topic_z", "cosine", "lexical", "bm25", "evidence_margin", "shared_terms",
             "shared_share", "title_share", "idf_sum", "idf_max", "shared_numbers", "shared_latin", "title_chars",

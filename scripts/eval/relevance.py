@@ -58,7 +58,6 @@ import argparse
 import asyncio
 import json
 import logging
-import re
 import shutil
 import sys
 import tempfile
@@ -69,36 +68,18 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import devsets  # noqa: E402
-from asr import asr_pieces, asr_text  # noqa: E402
-
-from agent.commands.rank import load_topics  # noqa: E402
-from agent.models import Topic  # noqa: E402
-from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder  # noqa: E402
-from agent.ranking.scoring import CalibrationProfile  # noqa: E402
-from agent.settings import Settings  # noqa: E402
-from agent.testing import pct  # noqa: E402
+from agent.commands.rank import load_topics
+from agent.models import Topic
+from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder
+from agent.ranking.scoring import CalibrationProfile
+from agent.settings import Settings
+from agent.sources.heat import parse_heat
+from agent.testing import devsets, pct
+from agent.testing.asr import asr_pieces, asr_text
+from agent.testing.devsets import pick
+from agent.testing.recall import recall_row
 
 ROOT = devsets.ROOT
-
-
-def recall_row(results: list[list[Any]], queries: list[dict]) -> dict[str, float]:
-    r1 = r3 = rr = 0.0
-    for ranked, q in zip(results, queries, strict=True):
-        ids = [r.id for r in ranked]
-        rank = next((k + 1 for k, i in enumerate(ids) if i in set(q["relevant"])), None)
-        if rank is not None:
-            r1 += rank == 1
-            r3 += rank <= 3
-            rr += 1.0 / rank
-    n = max(len(queries), 1)
-    return {"r@1": r1 / n, "r@3": r3 / n, "mrr": rr / n, "n": len(queries)}
-
-
-def pick(items: list[Any], split: str, limit: int | None) -> list[Any]:
-    chosen = [items[i] for i in devsets.split(len(items), split)]
-    return chosen[:limit] if limit else chosen
 
 
 def offline(args: argparse.Namespace, settings: Settings) -> int:
@@ -131,14 +112,6 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
                   flush=True)
             print(f"  ({time.perf_counter() - t0:.1f}s)", file=sys.stderr)
     return 0
-
-
-def parse_heat(text: Any) -> float | None:
-    """Zhihu prints heat as "610 万热度"; 万 = 10^4."""
-    m = re.match(r"\s*([\d.]+)\s*(万|亿)?", str(text or ""))
-    if not m:
-        return None
-    return float(m.group(1)) * {"万": 1e4, "亿": 1e8}.get(m.group(2) or "", 1.0)
 
 
 Say = Callable[..., Awaitable[tuple[dict, list[float]]]]
@@ -213,7 +186,7 @@ def heard(args: argparse.Namespace, text: str, lang: str) -> str:
 
 def homophones(args: argparse.Namespace) -> Any:
     if getattr(args, "sounds", None) is None:
-        from homophones import Homophones
+        from agent.testing.homophones import Homophones
 
         rel, chat = devsets.load(args.devsets)
         args.sounds = Homophones([t["title"] for t in rel["zh"]["topics"]] + [q["text"] for q in rel["zh"]["queries"]]

@@ -26,23 +26,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from story_days import DAYS, SHARED, Day, load_day, passage_vectors  # noqa: E402
-
-from agent.digest import build_digest  # noqa: E402
-from agent.models import Topic  # noqa: E402
-from agent.stories import (  # noqa: E402
+from agent.digest import build_digest
+from agent.models import Topic
+from agent.stories import (
     GroupingRules,
     LinkModel,
     Story,
@@ -52,7 +46,10 @@ from agent.stories import (  # noqa: E402
     pair_features,
     vetoed,
 )
-from agent.story_grouping import StoryIndex  # noqa: E402
+from agent.story_grouping import StoryIndex
+from agent.testing.story_days import DAYS, SHARED, Day, load_day, passage_vectors
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # The grid the grouping thresholds are chosen from, on the fitting days only.
 STRONG = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)

@@ -15,9 +15,11 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import devsets
 import numpy as np
-from eval_relevance import pick, recall_row
+
+from agent.testing import devsets
+from agent.testing.devsets import pick
+from agent.testing.recall import recall_row
 
 
 def main() -> int:

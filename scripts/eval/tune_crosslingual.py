@@ -25,13 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import devsets  # noqa: E402
-
 from agent.models import Topic  # noqa: E402
 from agent.ranking import EmbeddingCache, Ranker, build_embedder  # noqa: E402
 from agent.ranking.scoring import PROFILES_FILE, dense_evidence, profile_for  # noqa: E402
 from agent.settings import Settings  # noqa: E402
+from agent.testing import devsets
 
 PROBES = devsets.ROOT / "fixtures" / "relevance" / "crosslingual-synthetic" / "en-about-zh-synthetic.json"
 

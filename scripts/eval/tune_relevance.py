@@ -45,7 +45,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
-import devsets  # noqa: E402
 import numpy as np
 
 from agent.ranking import (  # noqa: E402
@@ -60,6 +59,8 @@ from agent.ranking import (  # noqa: E402
 )
 from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence  # noqa: E402
 from agent.settings import Settings  # noqa: E402
+from agent.testing import devsets
+from agent.testing.recall import recall
 
 W_GRID = [round(x, 2) for x in np.arange(0.0, 1.0001, 0.05)]
 TAU_GRID = [2.0, 4.0, 8.0, 12.0, 20.0, 40.0]
@@ -93,11 +94,6 @@ def ranks_of(scores: np.ndarray, relevant: list[list[int]]) -> np.ndarray:
         first = min(rel[k] for k in range(len(rel)) if scores[i, rel[k]] == best)
         out[i] = better + (scores[i, :first] == best).sum() + 1
     return out
-
-
-def recall(ranks: np.ndarray) -> dict[str, float]:
-    return {"r@1": float((ranks <= 1).mean()), "r@3": float((ranks <= 3).mean()), "mrr": float((1 / ranks).mean()),
-            "n": len(ranks)}
 
 
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "BENCHMARKS.md"
 
 #: Explicit registry: block name → the command whose stdout is the block (run from the repository root).

@@ -30,7 +30,7 @@ import re
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "agent" / "ranking" / "background" / "en.txt"
+OUT = Path(__file__).resolve().parents[2] / "agent" / "ranking" / "background" / "en.txt"
 BLOCK = frozenset("""
 news president election trump obama clinton biden congress senate government politics political vote voted
 war army military police shooting killed murder terror terrorist attack war syria russia china korea iran
@@ -56,7 +56,6 @@ def sha(text: str) -> str:
 def write_vectors() -> int:
     import numpy as np
 
-    sys.path.insert(0, str(OUT.parents[3]))
     from agent.ranking import build_embedder
     from agent.ranking.background import LANGS, sample, shipped_name
     from agent.settings import Settings

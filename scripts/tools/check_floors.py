@@ -19,7 +19,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TORCH = "torch==2.13.0"  # as in the Makefile: the CPU build
 
 

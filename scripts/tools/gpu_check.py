@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-import devsets
+from agent.testing import devsets
 
 
 def _lines(n: int) -> list[str]:

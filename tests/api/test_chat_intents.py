@@ -17,8 +17,8 @@ import pytest
 from agent.api import create_app
 from agent.chat.facts import short_title
 from agent.models import Topic
-from tests.api.conftest import AUTH, KEY, LiveServer
-from tests.api.realdata import current_lists, need_upstream, real_runtime
+from agent.testing.apps import AUTH, KEY, LiveServer
+from agent.testing.realdata import current_lists, need_upstream, real_runtime
 
 ZH_NAME = {"zhihu": "知乎", "baidu": "百度", "douyin": "抖音", "v2ex": "V2EX"}
 EN_NAME = {"zhihu": "Zhihu", "baidu": "Baidu", "douyin": "Douyin", "v2ex": "V2EX"}

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.api.conftest import AUTH, HOSTILE
+from agent.testing.apps import AUTH
+from tests.api.conftest import HOSTILE
 
 
 def session(client, profile="even-g1"):
@@ -41,7 +42,7 @@ def test_rate_limit_answers_429_with_retry_after(tmp_path):
     from fastapi.testclient import TestClient
 
     from agent.api import create_app
-    from tests.api.conftest import make_runtime
+    from agent.testing.apps import make_runtime
 
     runtime = make_runtime(tmp_path / "d", rate_limit_per_s=1, rate_limit_burst=3)
     with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:

@@ -19,8 +19,8 @@ import pytest
 
 from agent.api import create_app
 from agent.models import Topic
-from tests.api.conftest import AUTH, LiveServer
-from tests.api.realdata import current_lists, need_upstream, real_runtime
+from agent.testing.apps import AUTH, LiveServer
+from agent.testing.realdata import current_lists, need_upstream, real_runtime
 from tests.api.test_chat_intents import ask, ask_glasses, assert_glasses_style, named
 
 ZH_SOURCES = ("zhihu", "baidu", "douyin", "v2ex")

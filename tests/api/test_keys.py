@@ -10,8 +10,7 @@ from agent.cli import main
 from agent.keys import hash_key, list_keys, make_key, revoke_key
 from agent.settings import Settings
 from agent.store import open_store
-
-from .conftest import make_runtime
+from agent.testing.apps import make_runtime
 
 
 class Clock:

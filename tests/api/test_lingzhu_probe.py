@@ -1,4 +1,4 @@
-"""scripts/lingzhu_probe.py against a real `trendlens serve`: what a user runs before registering the agent."""
+"""scripts/tools/lingzhu_probe.py against a real `trendlens serve`: what a user runs before registering the agent."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import Instance, free_port, start_instance
+from agent.testing.servers import Instance, free_port, start_instance
 
-PROBE = Path(__file__).resolve().parents[2] / "scripts" / "lingzhu_probe.py"
+PROBE = Path(__file__).resolve().parents[2] / "scripts" / "tools" / "lingzhu_probe.py"
 KEY = "probe-key-1"
 
 

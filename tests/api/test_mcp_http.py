@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.api.realdata import current_lists, need_upstream, seed_real_days
+from agent.testing.realdata import current_lists, need_upstream, seed_real_days
+from agent.testing.servers import Instance, start_instance
 from tests.mcp.checks import check_bad_arguments, check_real_day, check_synthetic
 from tests.mcp.client import check_listing, over_http
-from tests.servers import Instance, start_instance
 
 KEY = "mcp-test-key"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

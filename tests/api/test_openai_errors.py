@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from agent.api import create_app
-from tests.api.conftest import AUTH, KEY, LiveServer, make_runtime
+from agent.testing.apps import AUTH, KEY, LiveServer, make_runtime
 
 
 @pytest.fixture(scope="module")

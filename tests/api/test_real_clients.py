@@ -8,7 +8,8 @@ import json
 import httpx
 import pytest
 
-from tests.api.conftest import AUTH, HOSTILE, KEY
+from agent.testing.apps import AUTH, KEY
+from tests.api.conftest import HOSTILE
 from tests.browser import chromium_page, needs_chromium
 
 

@@ -21,8 +21,9 @@ from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
 from agent.settings import Settings
 from agent.store import SQLiteStore as Store
-from tests.api.conftest import AUTH, KEY, free_port, make_runtime
-from tests.servers import start_instance
+from agent.testing import free_port
+from agent.testing.apps import AUTH, KEY, make_runtime
+from agent.testing.servers import start_instance
 
 
 def test_all_sources_down_serves_the_last_snapshot_and_says_degraded(tmp_path):

@@ -1,5 +1,5 @@
 """Speech as recognisers deliver it: no punctuation, English lower-cased, numbers spoken, and a
-sentence cut in two utterances at a pause (scripts/asr.py writes the dev lines that way).
+sentence cut in two utterances at a pause (agent/testing/asr.py writes the dev lines that way).
 
 The window joins a recogniser's pieces of one sentence (window.py) and the tokeniser reads
 spoken numbers as digits (numerals.py). The real-data test says the dev set's mentions both
@@ -9,7 +9,6 @@ ways through the service and needs ../shared (skipped without it).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +16,9 @@ import pytest
 from agent.models import Topic
 from agent.ranking import ConversationWindow, build_embedder, tokenize
 from agent.settings import Settings
+from agent.testing.asr import asr_pieces, asr_text
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from asr import asr_pieces, asr_text  # noqa: E402
 
 DEVSETS = ROOT.parent / "shared" / "devsets"
 

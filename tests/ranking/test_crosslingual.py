@@ -9,13 +9,13 @@ and the small talk are real (../shared, skipped without it).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
 from agent.settings import Settings
+from agent.testing import devsets
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -33,9 +33,6 @@ def test_the_probe_set_says_it_is_synthetic() -> None:
 
 @pytest.fixture(scope="module")
 def day_ranker(tmp_path_factory):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import devsets
-
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"))
     day = devsets.load_day(DAY, settings)
     ranker = Ranker(build_embedder(settings), day.topics,

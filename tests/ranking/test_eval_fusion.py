@@ -1,6 +1,6 @@
 """The learned-fusion measurement reads the candidates the shipped ranker gives.
 
-scripts/eval_fusion.py builds its features itself (it needs BM25 and both dense z-scores for all
+scripts/eval/learned_fusion.py builds its features itself (it needs BM25 and both dense z-scores for all
 twenty candidates), so these check that its candidates, their order, labels and gate flags are
 the ones `Ranker.rank` returns, on the synthetic regression set (fixtures/relevance, written by us)
 with the test embedder.
@@ -19,8 +19,9 @@ from agent.commands.rank import load_topics
 from agent.ranking import HashEmbedder, Ranker
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from eval_fusion import FEATURES, features  # noqa: E402
+# the script imports the tuning script beside it, as it does when run from its folder
+sys.path.insert(0, str(ROOT / "scripts" / "eval"))
+from learned_fusion import FEATURES, features  # noqa: E402
 
 SETS = ROOT / "fixtures" / "relevance"
 

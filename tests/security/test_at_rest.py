@@ -11,7 +11,7 @@ from agent.display.hud import HudHub
 from agent.gating import Decision
 from agent.models import utcnow
 from agent.sessions import SessionManager
-from tests.api.conftest import AUTH
+from agent.testing.apps import AUTH
 
 from .conftest import app_client
 

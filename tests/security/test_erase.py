@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import AUTH
+from agent.testing.apps import AUTH
 
 from .conftest import OTHER_AUTH, app_client
 

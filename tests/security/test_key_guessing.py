@@ -14,8 +14,7 @@ from agent.api import security
 from agent.api.security import GUESSES_PER_WINDOW, MAX_REMEMBERED, KeyRing
 from agent.keys import make_key
 from agent.settings import Settings
-
-from ..servers import start_instance
+from agent.testing.servers import start_instance
 
 ANNOUNCED = "TrendLens API key (shown once"
 

@@ -16,8 +16,7 @@ import pytest
 from agent.gating import SessionGate
 from agent.ranking.window import ConversationWindow
 from agent.shared_sessions import RedisSessionState
-
-from ..servers import RedisServer, start_instance, start_redis
+from agent.testing.servers import RedisServer, start_instance, start_redis
 
 
 def _texts(window: ConversationWindow) -> list[str]:

@@ -17,8 +17,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from agent.api.throttle import MAX_FRAME_BYTES
-
-from ..servers import Instance, start_instance
+from agent.testing.servers import Instance, start_instance
 
 KEYS = ("k-flood", "k-size", "k-session")
 BURST = 8  # per key, with a slow refill, so a burst test sees exactly this many answers
