@@ -28,16 +28,16 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check agent tests scripts
 	$(VENV)/bin/mypy
 
-# the cheap tables of BENCHMARKS.md, rewritten in place (scripts/bench_tables.py), then the encode
-# limit and the 100-session load test read against it; bench_ranking, bench_growth and bench_cluster
-# are run by hand, their commands beside their tables
+# the cheap tables of BENCHMARKS.md, rewritten in place (scripts/tools/bench_tables.py), then the encode
+# limit and the 100-session load test read against it; bench/rank_latency, bench/index_growth and
+# bench/instances are run by hand, their commands beside their tables
 bench: $(STAMP)
-	$(PY) scripts/bench_tables.py
-	$(PY) scripts/bench_encode_limit.py --seconds 3
-	$(PY) scripts/load_test.py --devsets --sessions 100 --duration 30
+	$(PY) scripts/tools/bench_tables.py
+	$(PY) scripts/bench/encode_limit.py --seconds 3
+	$(PY) scripts/bench/concurrent_sessions.py --devsets --sessions 100 --duration 30
 
 eval: $(STAMP)
-	$(PY) scripts/eval_relevance.py
+	$(PY) scripts/eval/relevance.py
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .hypothesis

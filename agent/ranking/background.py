@@ -15,7 +15,7 @@ topic's own units. Nothing else in the index moves it.
 The sample is encoded once per model (query role, as speech is) and kept in the
 embedding cache; a topic's background costs one row of cosines when it is first indexed.
 For the default model the vectors ship beside the text (`<lang>-<key>.npy`, written by
-`scripts/build_background.py --vectors`), so a fresh install does not spend its first
+`scripts/tools/build_background.py --vectors`), so a fresh install does not spend its first
 index encoding them; the key names the model and the exact lines, so an edited sample or
 another model is encoded instead.
 """

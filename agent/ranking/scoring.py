@@ -19,7 +19,7 @@ the sample) gate on the per-query z-score instead.
 
 Every constant lives in one `CalibrationProfile` per embedding model, with one
 `LanguageCalibration` per language. The shipped profiles come from
-`scripts/tune_relevance.py` run on the real development data (`profiles.json`, which
+`scripts/eval/tune_relevance.py` run on the real development data (`profiles.json`, which
 records the command that produced it); nothing here is tuned by hand.
 """
 

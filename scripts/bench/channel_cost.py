@@ -7,7 +7,7 @@ recall@3 and the model time per query for
   * hybrid, query cut to its newest K characters (a shorter encode);
   * lexical only (BM25: what a shed query gets today).
 
-    .venv/bin/python scripts/bench_cheap_channels.py
+    .venv/bin/python scripts/bench/channel_cost.py
 """
 
 from __future__ import annotations

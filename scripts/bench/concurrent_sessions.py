@@ -11,9 +11,9 @@ dev topics, and each of the N speakers says, every 2–3 s, one dev line in a fr
 half): the table then adds the right-caption rate on mentions and the caption rate on small
 talk under that load. Run it once with --sessions 2 for the unloaded figure.
 
-    python scripts/load_test.py --sessions 100 --duration 60
-    python scripts/load_test.py --devsets --sessions 100 --duration 60
-    python scripts/load_test.py --ramp 100,150,200,300 --duration 40
+    python scripts/bench/concurrent_sessions.py --sessions 100 --duration 60
+    python scripts/bench/concurrent_sessions.py --devsets --sessions 100 --duration 60
+    python scripts/bench/concurrent_sessions.py --ramp 100,150,200,300 --duration 40
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ engine loads:
   ctypes call releases the GIL, so two workers of one thread each use two cores);
 - `batch`: lines per model call (the micro-batch size).
 
-    .venv/bin/python scripts/bench_encode_limit.py
-    .venv/bin/python scripts/bench_encode_limit.py --seconds 3 --batches 1 4 16 --configs 1x1 2x1 1x2
+    .venv/bin/python scripts/bench/encode_limit.py
+    .venv/bin/python scripts/bench/encode_limit.py --seconds 3 --batches 1 4 16 --configs 1x1 2x1 1x2
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ chitchat dev set (../shared/devsets/chitchat.json) when present, else a fixed sy
 the whole decision is one `POST /v1/sessions/{id}/utterances` through the app in process, over the
 synthetic demo snapshot with the tests' hash embedder (the guards, not the model, are measured).
 
-    .venv/bin/python scripts/bench_guards.py [--rounds 2000]
+    .venv/bin/python scripts/bench/guards.py [--rounds 2000]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The hot path through the app: `POST /v1/sessions/{id}/utterances`, one utterance at a time.
 
-    .venv/bin/python scripts/bench_hot_path.py [--utterances 400] [--sessions 20] [--embedder hash]
+    .venv/bin/python scripts/bench/hot_path.py [--utterances 400] [--sessions 20] [--embedder hash]
 
 Drives the real ASGI app (routes, key check, rate limit, session lookup, live loop, the
 utterance workflows, the decision written to SQLite) in-process through httpx, over the

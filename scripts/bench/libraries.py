@@ -4,10 +4,10 @@ The old implementation of each module is loaded from git (`--base`, default the 
 the change), so both run in one process on the same inputs. Real data only: the recordings in
 ../shared/upstream and the titles and utterances of ../shared/devsets/relevance.json.
 
-    .venv/bin/python scripts/bench_libraries.py feed
-    .venv/bin/python scripts/bench_libraries.py bm25 [--sizes 1000,100000]
-    .venv/bin/python scripts/bench_libraries.py graphemes
-    .venv/bin/python scripts/bench_libraries.py limiter
+    .venv/bin/python scripts/bench/libraries.py feed
+    .venv/bin/python scripts/bench/libraries.py bm25 [--sizes 1000,100000]
+    .venv/bin/python scripts/bench/libraries.py graphemes
+    .venv/bin/python scripts/bench/libraries.py limiter
 """
 
 from __future__ import annotations

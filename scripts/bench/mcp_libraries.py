@@ -8,8 +8,8 @@ over `stdio_client`) then starts a one-tool server from each venv, five times, a
 initialize → tools/list. Import time is the median of five fresh interpreters. Install first, then
 measure on a quiet machine:
 
-    .venv/bin/python scripts/bench_mcp_libraries.py --runs 1        # installs (network-bound)
-    .venv/bin/python scripts/bench_mcp_libraries.py
+    .venv/bin/python scripts/bench/mcp_libraries.py --runs 1        # installs (network-bound)
+    .venv/bin/python scripts/bench/mcp_libraries.py
 """
 
 from __future__ import annotations

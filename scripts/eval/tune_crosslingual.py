@@ -10,9 +10,9 @@ fitted on two labelled days, read on the third, on
 the synthetic English probes about that day's stories (fixtures/relevance/crosslingual-synthetic,
 written by us) and on the report half of the small talk.
 
-    .venv/bin/python scripts/tune_crosslingual.py --dry-run          # the leave-one-day-out table
-    .venv/bin/python scripts/tune_crosslingual.py --lodo-out /tmp/x  # + without-<day>.json profiles
-    .venv/bin/python scripts/tune_crosslingual.py                    # writes profiles.json
+    .venv/bin/python scripts/eval/tune_crosslingual.py --dry-run          # the leave-one-day-out table
+    .venv/bin/python scripts/eval/tune_crosslingual.py --lodo-out /tmp/x  # + without-<day>.json profiles
+    .venv/bin/python scripts/eval/tune_crosslingual.py                    # writes profiles.json
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def main() -> int:
     note = (f"; English cross-script gate: chitchat.json tune half (en) against each labelled day's full lists "
             f"and the relevance set's mixed index, {args.budget} on each")
     shipped = replace(base.with_lang("en", cross_gate=bar),
-                      made_by=base.made_by.split(" && ")[0] + " && python scripts/tune_crosslingual.py",
+                      made_by=base.made_by.split(" && ")[0] + " && python scripts/eval/tune_crosslingual.py",
                       fitted_on=base.fitted_on.split("; English cross-script gate")[0] + note)
     kept = [p for p in json.loads(PROFILES_FILE.read_text(encoding="utf-8")) if p["model"] != shipped.model]
     PROFILES_FILE.write_text(json.dumps(kept + [shipped.to_json()], ensure_ascii=False, indent=1) + "\n",

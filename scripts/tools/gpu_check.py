@@ -1,6 +1,6 @@
 """The CUDA path on a machine with a GPU: load the bundled MiniLM through TrendLens on cuda, embed, time it.
 
-    .venv/bin/python scripts/gpu_check.py [--texts 2048] [--batch 64]
+    .venv/bin/python scripts/tools/gpu_check.py [--texts 2048] [--batch 64]
 
 Prints one JSON line (device name, load seconds, lines/s on cuda and, for comparison, on cpu). Without a
 CUDA build of torch or a visible GPU it exits 2 with one line saying which. Not yet run on a GPU: the

@@ -1,8 +1,8 @@
 """Probe a Lingzhu agent URL the way the Rokid Lingzhu platform will: the health route, then one question
 over SSE, printing every frame as it arrives. Run it before registering the agent URL on the platform.
 
-    .venv/bin/python scripts/lingzhu_probe.py --url http://127.0.0.1:8000 --key $TRENDLENS_API_KEY
-    .venv/bin/python scripts/lingzhu_probe.py --url https://trendlens.example.com --question "What's trending?"
+    .venv/bin/python scripts/tools/lingzhu_probe.py --url http://127.0.0.1:8000 --key $TRENDLENS_API_KEY
+    .venv/bin/python scripts/tools/lingzhu_probe.py --url https://trendlens.example.com --question "What's trending?"
 
 It checks what the public bridges (the OpenClaw Lingzhu plugin, DeepScientist's connector) do:
 GET /metis/agent/api/health answers `{"ok": true, ...}`; POST /metis/agent/api/sse answers

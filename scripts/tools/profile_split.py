@@ -7,7 +7,7 @@ sample under the first part of the service found from the innermost frame outwar
 are then scaled to the process's own CPU seconds over the same window (py-spy counts a thread
 as busy while it waits for a core, so its sample count overstates CPU on a loaded machine).
 
-    .venv/bin/python scripts/profile_split.py prof.txt --rate 50 --utterances 1069 --cpu-s 8.19
+    .venv/bin/python scripts/tools/profile_split.py prof.txt --rate 50 --utterances 1069 --cpu-s 8.19
 """
 
 from __future__ import annotations

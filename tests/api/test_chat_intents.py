@@ -1,7 +1,7 @@
 """Questions people ask, asked of a service holding real hot lists, through the openai client and Lingzhu.
 
 The lists are the real Zhihu, Baidu, Douyin and V2EX recordings in ../shared/upstream, parsed
-by our own parsers (see tests/api/realdata.py). Each row is a question a person would ask;
+by our own parsers (see agent/testing/realdata.py). Each row is a question a person would ask;
 each check is what that person would look for in the answer.
 """
 

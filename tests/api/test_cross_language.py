@@ -1,7 +1,7 @@
 """Questions asked in one language about lists in the other, on real recorded days.
 
 The service holds the real Zhihu, Baidu, Douyin and V2EX lists of ../shared/upstream (two days,
-tests/api/realdata.py) and the real English lists recorded there (Reddit's front page, GitHub
+agent/testing/realdata.py) and the real English lists recorded there (Reddit's front page, GitHub
 Trending), as fetched now. Each intent (hottest, a platform's top, a story, new or rising) is
 asked in English about the Chinese lists and in Chinese about the English ones; each check is
 what the asker would look for: the right items, platforms named in the asker's language, titles

@@ -1,6 +1,6 @@
 """The Rokid Lingzhu third-party agent, as the public bridges serve it.
 
-    GET  /metis/agent/api/health   the platform's probe (and `scripts/lingzhu_probe.py`'s): no key needed
+    GET  /metis/agent/api/health   the platform's probe (and `scripts/tools/lingzhu_probe.py`'s): no key needed
     POST /metis/agent/api/sse      a question; server-sent events back:
          :ok                        at once
          : keep-alive               every KEEPALIVE_S while the answer is worked out
