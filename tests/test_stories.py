@@ -17,21 +17,11 @@ from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.ranking.story_terms import story_terms
 from agent.store import Store
 from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases
-from agent.story_grouping import StoryIndex, cluster_topics
+from agent.story_grouping import cluster_topics
 from tests.browser import chromium_page, needs_chromium
+from tests.stories_helpers import SHARED, needs_days, topic
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-needs_days = pytest.mark.skipif(not (SHARED / "days").exists(), reason="../shared labelled days are not here")
-
-
-def topic(source: str, item_id: str, title: str, *, rank: int | None = None, heat: float | None = None,
-          summary: str | None = None) -> Topic:
-    return Topic(source=source, item_id=item_id, title=title, rank=rank, heat=heat, summary=summary)
-
-
-def together(clusters, a: str, b: str) -> bool:
-    return any({a, b} <= set(c.member_ids) for c in clusters)
 
 
 def pair(a: Topic, b: Topic, *, df: int = 1):
@@ -98,98 +88,6 @@ def test_a_theme_shared_on_a_busy_day_is_no_link() -> None:
     assert shared_phrases(dunhuang, evidence(small).title_terms & dunhuang.title_terms) == ["美国", "关税"]
     drama = topic("baidu", "w", "《无忧渡》凭什么成为国产剧黑马")
     assert pair(drama, topic("douyin", "d", "无忧渡含金量有多高")) is None
-
-
-def test_a_tariff_week_keeps_its_one_story_and_its_themes_apart(tmp_path: Path) -> None:
-    """The real lists of 2025-04-15 and 04-16 held together, as a service holds them (no model): the 245%
-    tariff answers are one story; the week's other tariff items and one drama's items stay out of it."""
-    from agent.settings import Settings
-    from agent.testing.realdata import current_lists, need_upstream
-
-    need_upstream()
-    held = [t for items in current_lists(Settings(data_dir=tmp_path, offline=True)).values() for t in items]
-    clusters = cluster_topics(held)
-    tariff = next(c for c in clusters if any("245%" in m.title for m in c.members))
-    assert {m.source for m in tariff.members} == {"zhihu", "baidu"} and len(tariff.members) == 3
-    assert all("245%" in m.title for m in tariff.members), [m.title for m in tariff.members]
-    for c in clusters:
-        titles = [m.title for m in c.members]
-        assert not ("“对等关税”重创美国小企业" in titles and len(titles) > 1), titles
-        assert not (any("无忧渡" in t for t in titles) and len({m.source for m in c.members}) > 1), titles
-
-
-@needs_days
-def test_follow_ups_that_name_only_the_story_or_its_speaker_join_the_big_story() -> None:
-    """2025-04-01, no model: "雷军回应" and "小米汽车回应" say who answered, a V2EX thread names only su7;
-    each joins the crash story, while Xiaomi's share price, the same company on another matter, does not."""
-    from agent.testing.story_days import load_day
-
-    day = load_day("2025-04-01", SHARED)
-    clusters = cluster_topics(day.topics)
-    crash = next(c for c in clusters if "weibo:雷军回应SU7爆燃致3死事故" in c.member_ids)
-    titles = {m.title for m in crash.members}
-    assert {"雷军回应", "小米汽车回应", "不争吵，也不站队，理性且客观地讨论 su7 这件事。"} <= titles
-    assert "小米股价跳水" not in titles and "学者：小米市值还要再跌几个500亿" not in titles
-    by_name = [link_ for link_ in crash.links if link_.by == "story name"]
-    assert {p for link_ in by_name for p in link_.shared} >= {"su7", "雷军", "小米汽车"}
-    assert len(crash.members) >= 16  # of the 19 labelled: the day's largest story is one cluster
-
-
-# -- growing stories ----------------------------------------------------------------------------------
-def test_follow_ups_join_the_story_but_lookalikes_within_one_list_do_not() -> None:
-    clusters = cluster_topics([
-        topic("douyin", "d", "哈尔滨公安悬赏通缉3名美国特工"),
-        topic("baidu", "notice", "哈尔滨公安悬赏通缉3名美国特工"),
-        topic("baidu", "what", "被哈尔滨公安悬赏通缉的3名美国特工做了什么"),
-        topic("douyin", "w1", "无忧渡含金量有多高"),
-        topic("douyin", "w2", "无忧渡剧评"),
-    ])
-    story = next(c for c in clusters if "douyin:d" in c.member_ids)
-    assert set(story.member_ids) == {"douyin:d", "baidu:notice", "baidu:what"}  # the explainer follows
-    assert any("通缉" in p or "特工" in p for link_ in story.links for p in link_.shared)
-    assert not together(clusters, "douyin:w1", "douyin:w2")
-
-
-def test_story_index_updates_in_place_with_stable_ids() -> None:
-    index = StoryIndex()
-    first = index.update([topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=3),
-                          topic("zhihu", "p", "大熊猫芦芦去世 死因公布", rank=1)])
-    oil = next(c for c in first if "baidu:o" in c.member_ids)
-    second = index.update([topic("baidu", "o", "国内油价或出现近三年来最大跌幅", rank=5),
-                           topic("douyin", "d", "油价或出现近三年来最大跌幅", rank=2)])
-    again = next(c for c in second if "baidu:o" in c.member_ids)
-    assert again.id == oil.id and set(again.member_ids) == {"baidu:o", "douyin:d"}
-    assert len(index) == 2  # the gone topic is no longer held
-
-
-@needs_days
-def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
-    """Each day's lists arrive one platform at a time, then the next day's replace them: a story
-    that gains a member keeps its id, and ids never depend on the order items arrive in."""
-    from agent.testing.story_days import DAYS, load_day
-
-    index = StoryIndex()
-    grown = kept = 0
-    for name in DAYS:
-        day = load_day(name, SHARED)
-        held: list[Topic] = []
-        before: dict[frozenset[str], str] = {}
-        for source in sorted(day.lists):
-            held += day.lists[source]
-            stories = index.update(held)
-            now = {frozenset(s.member_ids): s.id for s in stories}
-            for home in stories:
-                inside = [sid for members, sid in before.items()
-                          if len(members) > 1 and members <= set(home.member_ids)]
-                if len(inside) == 1:  # one earlier story, grown or not: it keeps its id
-                    assert home.id == inside[0], sorted(home.member_ids)
-                    kept += 1
-                    grown += len(home.members) > next(len(m) for m, sid in before.items() if sid == inside[0])
-                elif inside:  # two earlier stories joined: the result keeps one of their ids
-                    assert home.id in inside, sorted(home.member_ids)
-            before = now
-        assert len({s.id for s in stories}) == len(stories)
-    assert kept >= 10 and grown >= 3  # the replay really grew stories, and each kept its id
 
 
 @needs_days

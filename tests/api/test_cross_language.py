@@ -21,7 +21,7 @@ from agent.api import create_app
 from agent.models import Topic
 from agent.testing.apps import AUTH, LiveServer
 from agent.testing.realdata import current_lists, need_upstream, real_runtime
-from tests.api.test_chat_intents import ask, ask_glasses, assert_glasses_style, named
+from tests.chat.test_intents_served import ask, ask_glasses, assert_glasses_style, named
 
 ZH_SOURCES = ("zhihu", "baidu", "douyin", "v2ex")
 EN_SOURCES = ("reddit", "github_trending")

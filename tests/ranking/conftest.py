@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -35,16 +34,6 @@ def topics() -> list[Topic]:
 @pytest.fixture
 def hash_ranker(topics: list[Topic]) -> Ranker:
     return Ranker(HashEmbedder(), topics)
-
-
-@pytest.fixture
-def write_topics(tmp_path: Path):
-    def _write(records: list[dict], name: str = "topics.json") -> Path:
-        p = tmp_path / name
-        p.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-        return p
-
-    return _write
 
 
 __all__ = ["RELEVANCE", "RankerEntry", "TopicPrior", "make_topic"]

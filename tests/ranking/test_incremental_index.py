@@ -112,21 +112,3 @@ def test_a_cancelled_build_is_abandoned_and_the_published_index_stays() -> None:
     cancel.set()
     with pytest.raises(StoppingError):
         build_snapshot(topics(TITLES), embedder=None, cancel=cancel)
-
-
-def test_an_abandoned_story_update_is_finished_by_the_next_one() -> None:
-    from agent.story_grouping import StoryIndex
-
-    day = [Topic(source="weibo", item_id="1", title="哈尔滨公安悬赏通缉3名美国特工"),
-           Topic(source="baidu", item_id="2", title="哈尔滨警方悬赏通缉3名美国特工"),
-           Topic(source="zhihu", item_id="3", title="高考报名人数创新高")]
-    index = StoryIndex()
-    index.update(day[2:])
-    cancel = threading.Event()
-    cancel.set()
-    with pytest.raises(StoppingError):
-        index.update(day, cancel=cancel)
-    clusters = index.update(day)  # nothing new to hold: the held but uncompared topics are compared now
-    fresh = StoryIndex().update(day)
-    assert sorted(c.member_ids for c in clusters) == sorted(c.member_ids for c in fresh)
-    assert any(len(c.members) == 2 for c in clusters)

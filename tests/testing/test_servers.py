@@ -34,7 +34,7 @@ def test_missing_servers_skip_locally_and_fail_in_ci(monkeypatch):
 
     import pytest
 
-    from tests import servers
+    from agent.testing import servers
 
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.delenv("CI", raising=False)

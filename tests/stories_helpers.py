@@ -1,0 +1,22 @@
+"""Topics and checks the story tests share: the link rule's (test_stories.py) and the grouping's
+(test_story_grouping.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.models import Topic
+from agent.testing.paths import SHARED
+
+__all__ = ["SHARED", "needs_days", "together", "topic"]
+
+needs_days = pytest.mark.skipif(not (SHARED / "days").exists(), reason="../shared labelled days are not here")
+
+
+def topic(source: str, item_id: str, title: str, *, rank: int | None = None, heat: float | None = None,
+          summary: str | None = None) -> Topic:
+    return Topic(source=source, item_id=item_id, title=title, rank=rank, heat=heat, summary=summary)
+
+
+def together(clusters, a: str, b: str) -> bool:
+    return any({a, b} <= set(c.member_ids) for c in clusters)
