@@ -17,7 +17,11 @@ def test_the_nginx_access_log_drops_query_strings_and_referers(tmp_path: Path) -
     deployed = tmp_path / "nginx.conf"  # the deployed file, its log written where the test can read it
     deployed.write_text(site.replace("access_log /dev/stdout", f"access_log {log}"), encoding="utf-8")
     instance = start_instance(tmp_path / "serve", api_keys="k")
-    nginx = start_nginx([instance.port], site=deployed)
+    try:
+        nginx = start_nginx([instance.port], site=deployed)  # skips where nginx is missing: serve still stops
+    except BaseException:
+        instance.stop()
+        raise
     try:
         session = httpx.post(nginx.url + "/v1/sessions", json={}, headers={"Authorization": "Bearer k"},
                              timeout=10).json()
