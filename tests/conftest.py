@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -29,6 +32,16 @@ def case_path(source: str, name: str) -> Path:
         if (folder / name).is_file():
             return folder / name
     raise FileNotFoundError(f"no case {name!r} for {source!r} in fixtures/sources or the synthetic snapshot")
+
+
+def load_script(group: str, name: str) -> ModuleType:
+    """`scripts/<group>/<name>.py` as a module, for a test of its functions (scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / group / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the script runs
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(autouse=True)

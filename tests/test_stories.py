@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from agent.store import Store
 from agent.stories import LINK_MODELS, Weights, evidence, link, shared_phrases
 from agent.story_grouping import cluster_topics
 from tests.browser import chromium_page, needs_chromium
+from tests.conftest import load_script
 from tests.stories_helpers import SHARED, needs_days, topic
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,12 +30,7 @@ def pair(a: Topic, b: Topic, *, df: int = 1):
 
 
 def _eval_module():
-    spec = importlib.util.spec_from_file_location("eval_stories", ROOT / "scripts" / "eval" / "stories.py")
-    assert spec and spec.loader
-    ev = importlib.util.module_from_spec(spec)
-    sys.modules["eval_stories"] = ev
-    spec.loader.exec_module(ev)
-    return ev
+    return load_script("eval", "stories")
 
 
 # -- the link rule, called without any index ------------------------------------------------------

@@ -9,19 +9,16 @@ with the test embedder.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agent.commands.rank import load_topics
 from agent.ranking import HashEmbedder, Ranker
+from tests.conftest import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-# the script imports the tuning script beside it, as it does when run from its folder
-sys.path.insert(0, str(ROOT / "scripts" / "eval"))
-from learned_fusion import FEATURES, features  # noqa: E402
+fusion = load_script("eval", "learned_fusion")
+FEATURES, features = fusion.FEATURES, fusion.features
 
 SETS = ROOT / "fixtures" / "relevance"
 
