@@ -73,12 +73,13 @@ def test_english_small_talk_stays_quiet_on_the_chinese_lists(day_ranker) -> None
 
 @pytest.fixture(scope="module")
 def report_half(tmp_path_factory):
-    """The relevance set's report half as one mixed index: Zhihu questions beside AG News titles
-    (odd rows, the ones the Chinese cross bar was not fitted on), and the English titles alone."""
+    """Real lists of the relevance set's report half, which no gate was fitted on: Zhihu questions
+    beside AG News titles (odd rows) as one mixed index, and the English titles alone."""
     from agent.models import Topic
 
     rel = json.loads((SHARED / "devsets" / "relevance.json").read_text(encoding="utf-8"))
-    zh = [Topic(source=t["source"], item_id=t["id"], title=t["title"], lang="zh") for t in rel["zh"]["topics"][1::2]]
+    zh = [Topic(source=t["source"], item_id=t["id"], title=t["title"], lang="zh")
+          for t in rel["zh"]["topics"][1::2][:150]]
     en = [Topic(source=t["source"], item_id=t["id"], title=t["title"], lang="en") for t in rel["en"]["topics"]
           if int(t["id"].split("-")[1]) % 2]
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"))
@@ -96,20 +97,26 @@ def _zh_right(ranker: Ranker) -> tuple[int, int]:
 
 
 def test_chinese_lines_about_english_stories_are_captioned_in_a_mixed_index(report_half) -> None:
+    """"三星说要砸两百多亿美元扩建芯片厂" shows "Samsung Says It Will Expand Chip Factories".
+
+    The Chinese gate reads 0.4 of its evidence from the topic's own dense z, which crosses
+    scripts, so this pair needs no bar of its own (measured: a fitted one adds small talk and
+    about as many wrong captions as right ones, docs/relevance.md); the English gate reads 0.15
+    and does (the tests above)."""
     ranker, _ = report_half
     shipped = profile_for(ranker.embedder.name)
-    assert shipped.lang("zh").cross_gate is not None  # what the service runs
     right, n = _zh_right(ranker)
-    assert right >= 0.5 * n, (right, n)  # "三星说要砸两百多亿美元扩建芯片厂" shows the Samsung title
-    ranker.profile = shipped.with_lang("zh", cross_gate=None)
+    assert right >= 0.5 * n, (right, n)
+    ranker.profile = shipped.with_lang("zh", gate_dense=0.0)
     try:
-        assert _zh_right(ranker)[0] <= 0.2 * n  # the Chinese gate alone: only lines naming a Latin word
+        assert _zh_right(ranker)[0] <= 0.25 * n  # BM25 alone: only lines that say a Latin name
     finally:
         ranker.profile = shipped
 
 
 def test_chinese_small_talk_stays_quiet_on_english_lists(report_half) -> None:
-    _, english = report_half
+    mixed, english = report_half
     chat = json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))["zh"][1::2]
-    captioned = english.rank_many_sync(chat, top_k=1, gate=True, prior=True)
-    assert sum(bool(r) for r in captioned) / len(chat) <= 0.03
+    for ranker in (english, mixed):
+        captioned = ranker.rank_many_sync(chat, top_k=1, gate=True, prior=True)
+        assert sum(bool(r) for r in captioned) / len(chat) <= 0.03

