@@ -7,7 +7,8 @@
     topic z   = z-score of cos(query, topic) against that topic's own cosines to a fixed sample
                 of everyday talk in the query's language (background.py) / dense_z_scale
     evidence  = g_dense * topic z + (1 - g_dense) * lexical       what the relevance gate reads
-                (topic z alone, against its own bar `cross_gate`, for a topic in the other script)
+                (topic z alone, for a topic in the other script, against its own bar, which
+                 rises with the log of the number of other-script topics: `cross_bar`)
 
 Ordering and the gate ask different questions. Which topic is this line about is a
 comparison among topics for one query, and the per-query z-score answers it best (recall
@@ -41,6 +42,7 @@ from .snapshot import IndexSnapshot
 
 __all__ = [
     "PROFILES",
+    "CROSS_KEYS",
     "CalibrationProfile",
     "Calibration",
     "Channel",
@@ -50,6 +52,7 @@ __all__ = [
     "expected_max_z",
     "lang_of",
     "profile_for",
+    "save_fitted",
     "score",
 ]
 
@@ -85,14 +88,25 @@ class LanguageCalibration:
     gate_lexical: float = 0.58  # relevance a match needs when only BM25 answered (no model, or shed)
     gate_dense: float | None = None  # dense weight in the gate's evidence (None: the fusion weight `dense`)
     # the bar on the topic's own dense z alone for topics in the other script (a line in English about a
-    # Chinese title shares no words with it, so the lexical part of the evidence is silent); None: as same-script
+    # Chinese title shares no words with it, so the lexical part of the evidence is silent), at `cross_ref_n`
+    # other-script topics; None: as same-script
     cross_gate: float | None = None
+    # how much that bar rises per e-fold of the other-script topics: the best of N topics' z for a line
+    # about none of them grows with N, so a constant bar fitted at one index size is wrong at another
+    cross_growth: float = 0.0
+    cross_ref_n: int = 1000
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
         if self.gate_dense is None:
             return self.dense, self.lexical
         return self.gate_dense, 1.0 - self.gate_dense
+
+    def cross_bar(self, n_other: int) -> float | None:
+        """The topic z a topic in the other script needs, among `n_other` such topics."""
+        if self.cross_gate is None:
+            return None
+        return self.cross_gate + self.cross_growth * math.log(max(n_other, 1) / self.cross_ref_n)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,6 +176,32 @@ def _builtin() -> dict[str, CalibrationProfile]:
             LanguageCalibration(background=(0.0, 0.06)), LanguageCalibration(background=(0.0, 0.06)))),
         "": CalibrationProfile(model=""),  # no model: BM25 only
     }
+
+
+#: The keys `scripts/eval/tune_crosslingual.py` fits; `scripts/eval/tune_relevance.py` fits every other one.
+CROSS_KEYS = ("cross_gate", "cross_growth", "cross_ref_n")
+CROSS_NOTE = "; cross-script gates: "  # where the cross-script part of `fitted_on` starts
+
+
+def save_fitted(fitted: CalibrationProfile, part: Literal["same", "cross"], path: Path = PROFILES_FILE) -> None:
+    """Write `fitted`'s part of its model's profile into `path`, every key of the other part as the file had it.
+
+    Each tuning script owns one part (`CROSS_KEYS` and the cross-script note, or the rest), so
+    either can run without undoing the other; `made_by` names both commands."""
+    rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+    old = next((CalibrationProfile.from_json(r) for r in rows if r["model"] == fitted.model), None)
+    merged = fitted
+    if old is not None:
+        same, cross = (fitted, old) if part == "same" else (old, fitted)
+        langs = {lang: replace(cal, **{k: getattr(cross.lang(lang), k) for k in CROSS_KEYS})
+                 if lang in cross.langs else cal for lang, cal in same.langs.items()}
+        cmds = [c for c in same.made_by.split(" && ") if "tune_crosslingual" not in c][:1]
+        cmds += [c for c in cross.made_by.split(" && ") if "tune_crosslingual" in c][:1]
+        note = cross.fitted_on.partition(CROSS_NOTE)
+        merged = replace(same, langs=MappingProxyType(langs), made_by=" && ".join(cmds),
+                         fitted_on=same.fitted_on.partition(CROSS_NOTE)[0] + (note[1] + note[2] if note[1] else ""))
+    kept = [r for r in rows if r["model"] != fitted.model]
+    path.write_text(json.dumps(kept + [merged.to_json()], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def _load() -> dict[str, CalibrationProfile]:
@@ -250,7 +290,13 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         g_dense, g_lex = cal.gate_weights()
         evidence = (g_dense * topic_z + g_lex * lex).astype(np.float32)
         if cal.cross_gate is not None and len(snapshot.cjk) == n:
-            # the pair's bar, moved onto the same-script bar so that one threshold serves every row
+            # the pair's bar, moved onto the same-script bar (of this index size) so that one threshold
+            # serves every row: a cross row passes when its topic z reaches cross_bar(other-script count),
+            # or on the same-script evidence as before (a shared Latin name: "IBM", "SU7")
             cross = snapshot.cjk != (lang == "zh")
-            evidence = np.where(cross, topic_z + (cal.gate - cal.cross_gate), evidence).astype(np.float32)
+            n_cross = int(np.count_nonzero(cross))
+            bar = cal.cross_bar(n_cross)
+            if n_cross and bar is not None:
+                shift = profile.gate_threshold(lang, n, "hybrid") - bar
+                evidence = np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)

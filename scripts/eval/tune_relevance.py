@@ -57,7 +57,7 @@ from agent.ranking import (  # noqa: E402
     profile_for,
     query_terms,
 )
-from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence  # noqa: E402
+from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence, save_fitted  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from agent.testing import devsets
 from agent.testing.recall import recall
@@ -382,12 +382,14 @@ def main() -> int:
             (args.lodo_out / f"without-{held}.json").write_text(json.dumps(p.to_json(), ensure_ascii=False, indent=1),
                                                               encoding="utf-8")
     if not args.dry_run:
-        others = [p for p in (json.loads(PROFILES_FILE.read_text()) if PROFILES_FILE.exists() else [])
-                  if p["model"] != profile.model]
-        PROFILES_FILE.write_text(json.dumps(others + [profile.to_json()], ensure_ascii=False, indent=1) + "\n",
-                                 encoding="utf-8")
+        write(profile)
         print(f"wrote {PROFILES_FILE}", file=sys.stderr)
     return 0
+
+
+def write(profile: CalibrationProfile, path: Path = PROFILES_FILE) -> None:
+    """The same-script fit into `path`; the cross-script bars (`scripts/eval/tune_crosslingual.py`) stay."""
+    save_fitted(profile, "same", path)
 
 
 if __name__ == "__main__":
