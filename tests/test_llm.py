@@ -39,7 +39,7 @@ async def test_chat_is_worded_by_the_llm_and_grounded_in_topics(runtime):
     seen: list[dict] = []
     await runtime.llm_client.aclose()
     runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("春晚机器人扭秧歌最火。", seen)))
-    answer = await answer_question(runtime, "最近有什么关于春晚的热梗?")
+    answer = await answer_question(runtime.deps, "最近有什么关于春晚的热梗?")
     assert answer.text == "春晚机器人扭秧歌最火。"
     system = seen[0]["messages"][0]["content"]
     assert "ONLY these facts" in system and "热度" in system  # the grounded template went along
@@ -48,7 +48,7 @@ async def test_chat_is_worded_by_the_llm_and_grounded_in_topics(runtime):
 async def test_llm_failure_falls_back_to_the_template(runtime):
     await runtime.llm_client.aclose()
     runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm(None, [])))
-    answer = await answer_question(runtime, "最近有什么关于春晚的热梗?")
+    answer = await answer_question(runtime.deps, "最近有什么关于春晚的热梗?")
     assert answer.text.startswith("最近的相关热点：") and "热度" in answer.text
 
 
@@ -82,7 +82,7 @@ async def test_the_llm_glosses_titles_only_in_the_other_language(runtime, questi
     seen: list[dict] = []
     await runtime.llm_client.aclose()
     runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("worded", seen)))
-    await answer_question(runtime, question)
+    await answer_question(runtime.deps, question)
     system = seen[0]["messages"][0]["content"]
     assert "Keep every title exactly as written" in system
     if gloss:

@@ -367,7 +367,7 @@ async def test_a_story_question_answers_with_the_story_on_every_platform(tmp_pat
     rt.store.ingest([t for items in day.lists.values() for t in items])
     await rt.start()
     try:
-        answer = await answer_question(rt, question)
+        answer = await answer_question(rt.deps, question)
         lines = answer.text.splitlines()
         assert answer.intent == "Story" and "SU7" in lines[0], answer.text
         assert all(w in lines[0] for w in words), answer.text

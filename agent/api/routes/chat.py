@@ -59,7 +59,7 @@ async def chat_completions(req: ChatRequest, runtime: RuntimeDep, _: ApiKey):  #
     question = req.messages[last].text().strip()
     history = [Turn(role="user" if m.role == "user" else "assistant", text=m.text()[:4000])
                for m in req.messages[:last] if m.role in ("user", "assistant") and m.text().strip()]
-    answer = await answer_question(runtime, question[:4000], style=req.style, history=history[-10:])
+    answer = await answer_question(runtime.deps, question[:4000], style=req.style, history=history[-10:])
     created = int(time.time())
     completion_id = "chatcmpl-" + secrets.token_hex(12)
     model = req.model or MODEL_ID

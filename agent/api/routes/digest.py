@@ -35,7 +35,7 @@ async def digest(runtime: RuntimeDep, _: ApiKey,
             raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-    d = await digest_window(runtime, since=start, lang=lang, limit=limit)
+    d = await digest_window(runtime.store, runtime.index.cluster_list(), since=start, lang=lang, limit=limit)
     if format == "json":
         return d.public()
     text = render_digest(d, format)

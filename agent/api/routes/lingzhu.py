@@ -116,7 +116,7 @@ async def lingzhu(req: LingzhuRequest, runtime: RuntimeDep, _: ApiKey) -> EventS
         if question is None:
             return _no_images(req), []
         try:
-            said: Answer = await answer_question(runtime, question[:2000], style="glasses", history=history[-10:])
+            said: Answer = await answer_question(runtime.deps, question[:2000], style="glasses", history=history[-10:])
             return said.text, said.follow_ups
         except Exception as exc:  # noqa: BLE001 - the stream has started: say so in words, not with a status
             if isinstance(exc, TrendLensError):

@@ -101,5 +101,5 @@ async def get_topic(topic_id: str, runtime: RuntimeDep, _: ApiKey) -> dict:
 
 @router.get("/sources", tags=["sources"], summary="Every source with its health")
 async def list_sources(runtime: RuntimeDep, _: ApiKey) -> dict:
-    return {"items": [s.public() for s in await source_statuses(runtime)],
+    return {"items": [s.public() for s in await source_statuses(runtime.collector.sources, runtime.store)],
             "replaying_fixtures": runtime.collector.replaying}
