@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
@@ -23,11 +24,12 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-def make_runtime(data_dir: Path, **overrides) -> Runtime:
-    """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise."""
+def make_runtime(data_dir: Path, *, llm_client: httpx.AsyncClient | None = None, **overrides) -> Runtime:
+    """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise
+    (`llm_client`: where the LLM's requests go, e.g. a `MockTransport`)."""
     embedder = overrides.pop("embedder", HashEmbedder())
     settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
-    runtime = Runtime.build(settings, embedder=embedder)
+    runtime = Runtime.build(settings, embedder=embedder, llm_client=llm_client)
 
     async def first_cycle() -> None:
         await runtime.collector.cycle()
