@@ -125,13 +125,12 @@ class SessionGate:
             return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
-        locked = self.on_screen is not None and now < self.on_screen_until
-        if locked:
-            assert self.on_screen is not None
-            if top.score < self.on_screen.score + p.replace_margin:
+        on_screen = self.on_screen
+        if on_screen is not None and now < self.on_screen_until:
+            if top.score < on_screen.score + p.replace_margin:
                 left = self.on_screen_until - now
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
-                                detail=f"{self.on_screen.topic_id} on screen for {left:.1f}s more")
+                                detail=f"{on_screen.topic_id} on screen for {left:.1f}s more")
             self._show(top, now)
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"stronger than {self.on_screen.topic_id}" if self.on_screen else "")

@@ -1,16 +1,21 @@
-"""The parts that workflow steps use, put together as the engine's `StepDeps`."""
+"""The parts that workflow steps and the chat use, put together as the engine's `StepDeps` and the
+chat's `ChatDeps`."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from .captions.caption import Caption
 from .captions.composer import CaptionComposer
 from .captions.templates import CaptionLang
 from .display.router import DisplayRouter
+from .llm import LlmConfig
 from .ranking import Ranked, RankQuery
 from .scheduling import FetchJob
 from .store import Store
@@ -22,7 +27,8 @@ __all__ = ["PartsDeps"]
 
 @dataclass(frozen=True)
 class PartsDeps:
-    """Satisfies `agent.engine.deps.StepDeps` by handing each call to the part that owns it."""
+    """Satisfies `agent.engine.deps.StepDeps` and `agent.chat.deps.ChatDeps` by handing each call to the
+    part that owns it."""
 
     store: Store
     data_dir: Path
@@ -34,6 +40,15 @@ class PartsDeps:
     async def fetch(self, sources: Sequence[str] | None) -> dict[str, str]:
         outcomes = await self.fetch_job.run(sources)  # the collector's listeners re-index afterwards
         return {o.source: o.status for o in outcomes}
+
+    @property
+    def llm(self) -> tuple[LlmConfig, httpx.AsyncClient] | None:
+        """The composer's LLM and client: what glosses captions also words answers (`ChatDeps`)."""
+        llm, client = self.composer.llm, self.composer.llm_client
+        return (llm, client) if llm is not None and client is not None else None
+
+    async def heat_history(self, topic_id: str) -> list[float]:
+        return [p.heat for p in await asyncio.to_thread(self.store.history, topic_id) if p.heat is not None]
 
     async def rank(self, q: RankQuery) -> list[Ranked]:
         return await self.index.rank(q)

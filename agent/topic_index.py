@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from .story_grouping import StoryIndex, background_of, link_model_for
 
 if TYPE_CHECKING:
     from .metrics import Metrics
+    from .model_loading import LoadedRanker
 
 __all__ = ["SCHEDULED_DEBOUNCE_S", "IndexView", "TopicIndex"]
 
@@ -53,6 +55,7 @@ class TopicIndex:
         self.debounce_s = debounce_s  # how long a requested rebuild waits for more requests to join it
         self.metrics = metrics
         self.ranker: Ranker | None = None  # attached by the composition root once the model is loaded
+        self.model_error: str | None = None  # why the attached ranker ranks lexically, when its model failed
         self.view = IndexView()
         self.builds = 0  # rebuilds actually run, for the metrics and the tests
         self._stories: StoryIndex | None = None  # held across builds: keeps cluster ids stable
@@ -61,6 +64,21 @@ class TopicIndex:
         self.built_from: tuple[int, int] | None = None  # the store's data version the live index was read at
 
     # -- building -----------------------------------------------------------------
+    def attach(self, loaded: LoadedRanker) -> None:
+        """Index with this ranker from the next build on (until then there is nothing to index into)."""
+        self.ranker, self.model_error = loaded.ranker, loaded.model_error
+
+    @property
+    def model_name(self) -> str | None:
+        """The embedding model ranking uses; None before a ranker is attached or when ranking lexically."""
+        embedder = self.ranker.embedder if self.ranker else None
+        return getattr(embedder, "name", None) if embedder is not None else None
+
+    async def after_cycle(self, outcomes: Sequence[object]) -> None:
+        """The collector's listener: re-index the cycle it just stored (before `attach`, nothing to re-index)."""
+        if self.ranker is not None:
+            await self.refresh()
+
     async def refresh(self) -> int:
         """Ask for a rebuild and wait until an index holding the store's current data is live.
 

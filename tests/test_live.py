@@ -11,7 +11,7 @@ async def test_a_final_utterance_comes_back_decided_and_captioned(runtime):
     assert isinstance(loop, LiveLoop)
     session, _ = runtime.sessions.create("hud-web")
     session.gate.policy = GatePolicy(relevance_offset=-10)  # anything relevant enough passes
-    title = next(s.topic.title for s in runtime.stored.values() if len(s.topic.title) >= 8)
+    title = next(s.topic.title for s in runtime.index.stored.values() if len(s.topic.title) >= 8)
     result = await loop.hear(session, title, now=0.0)
     assert isinstance(result, LiveResult) and isinstance(result.decision, Decision)
     assert result.decision.show and result.caption is not None and result.caption is session.last_caption

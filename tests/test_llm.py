@@ -26,35 +26,41 @@ def llm(reply: str | None, seen: list[dict]):
 
 
 @pytest.fixture
-async def runtime(tmp_path):
-    settings = Settings(data_dir=tmp_path, offline=True, llm_base_url="http://llm.test/v1", llm_api_key="sk-test")
-    rt = Runtime.build(settings, embedder=HashEmbedder())
-    await rt.collector.cycle()
-    await rt.start()
-    yield rt
-    await rt.aclose()
+async def started(tmp_path):
+    """A started runtime whose LLM requests go to `handler`."""
+    made: list[Runtime] = []
+
+    async def start(handler) -> Runtime:
+        settings = Settings(data_dir=tmp_path, offline=True, llm_base_url="http://llm.test/v1", llm_api_key="sk-test")
+        rt = Runtime.build(settings, embedder=HashEmbedder(),
+                           llm_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+        made.append(rt)
+        await rt.collector.cycle()
+        await rt.start()
+        return rt
+
+    yield start
+    for rt in made:
+        await rt.aclose()
 
 
-async def test_chat_is_worded_by_the_llm_and_grounded_in_topics(runtime):
+async def test_chat_is_worded_by_the_llm_and_grounded_in_topics(started):
     seen: list[dict] = []
-    await runtime.llm_client.aclose()
-    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("春晚机器人扭秧歌最火。", seen)))
-    answer = await answer_question(runtime, "最近有什么关于春晚的热梗?")
+    runtime = await started(llm("春晚机器人扭秧歌最火。", seen))
+    answer = await answer_question(runtime.deps, "最近有什么关于春晚的热梗?")
     assert answer.text == "春晚机器人扭秧歌最火。"
     system = seen[0]["messages"][0]["content"]
     assert "ONLY these facts" in system and "热度" in system  # the grounded template went along
 
 
-async def test_llm_failure_falls_back_to_the_template(runtime):
-    await runtime.llm_client.aclose()
-    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm(None, [])))
-    answer = await answer_question(runtime, "最近有什么关于春晚的热梗?")
+async def test_llm_failure_falls_back_to_the_template(started):
+    runtime = await started(llm(None, []))
+    answer = await answer_question(runtime.deps, "最近有什么关于春晚的热梗?")
     assert answer.text.startswith("最近的相关热点：") and "热度" in answer.text
 
 
-async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
-    await runtime.llm_client.aclose()
-    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("宇树机器人春晚扭秧歌", [])))
+async def test_summarize_step_adds_the_gloss_to_the_caption(started, tmp_path):
+    runtime = await started(llm("宇树机器人春晚扭秧歌", []))
     folder = tmp_path / "wf"
     folder.mkdir()
     (folder / "w.yaml").write_text("name: glossed\ntrigger: {event: utterance}\nsteps:\n  - rank: {latest_top_k: 0}\n"
@@ -78,11 +84,10 @@ async def test_summarize_step_adds_the_gloss_to_the_caption(runtime, tmp_path):
     ("微博上什么最火？", None),  # Chinese asker, Chinese titles: nothing to gloss
     ("Hacker News 上什么最火？", "Chinese gloss"),  # Chinese asker, English titles
     ("What's on Hacker News?", None)])
-async def test_the_llm_glosses_titles_only_in_the_other_language(runtime, question, gloss):
+async def test_the_llm_glosses_titles_only_in_the_other_language(started, question, gloss):
     seen: list[dict] = []
-    await runtime.llm_client.aclose()
-    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(llm("worded", seen)))
-    await answer_question(runtime, question)
+    runtime = await started(llm("worded", seen))
+    await answer_question(runtime.deps, question)
     system = seen[0]["messages"][0]["content"]
     assert "Keep every title exactly as written" in system
     if gloss:

@@ -34,7 +34,7 @@ async def test_the_refresh_workflow_fetches_only_what_this_instance_holds(tmp_pa
         assert record.status == "ok", record.error
         assert isinstance(record.result, Fetched) and record.result.statuses == {"weibo": "ok", "zhihu": "ok"}
         assert {f"fetch:{s.name}" for s in runtime.collector.sources} == set(locks.asked)
-        assert {s.topic.source for s in runtime.stored.values()} == {"weibo", "zhihu"}  # and they are indexed
+        assert {s.topic.source for s in runtime.index.stored.values()} == {"weibo", "zhihu"}  # and they are indexed
     finally:
         await runtime.aclose()
         runtime.store.close()

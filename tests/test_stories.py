@@ -228,7 +228,7 @@ async def test_caption_platform_line_leads_with_the_list_where_the_story_ranks_h
                      topic("baidu", "b2", "大熊猫芦芦去世 死因公布", rank=2, heat=4e5)])
     await rt.start()
     try:
-        ranked = await rt.rank(RankQuery(text="油价最大跌幅", top_k=1, prior=False))
+        ranked = await rt.index.rank(RankQuery(text="油价最大跌幅", top_k=1, prior=False))
         caption = rt.composer.compose(ranked[0], profile="hud-web")
         assert "百度#1 · 抖音#9" in caption.text
         assert "百度#1 · 抖音#9 50万" in caption.text  # the leading platform's own heat, not a sum of two scales
@@ -255,7 +255,7 @@ async def test_a_story_question_answers_with_the_story_on_every_platform(tmp_pat
     rt.store.ingest([t for items in day.lists.values() for t in items])
     await rt.start()
     try:
-        answer = await answer_question(rt, question)
+        answer = await answer_question(rt.deps, question)
         lines = answer.text.splitlines()
         assert answer.intent == "Story" and "SU7" in lines[0], answer.text
         assert all(w in lines[0] for w in words), answer.text

@@ -1,33 +1,63 @@
-"""Dependencies shared by the routes: the runtime, the caller's key, its session."""
+"""Dependencies shared by the routes: the runtime's parts, the caller's key, its session.
+
+A route asks for the part it uses (`StoreDep`, `IndexDep`, `ChatDep` …), not the whole runtime;
+`RuntimeDep` is for the few that span parts (an utterance, erasing a session)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request, WebSocket
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..chat.deps import ChatDeps
+from ..collect import Collector
+from ..engine.runner import WorkflowEngine
+from ..metrics import Metrics
 from ..runtime import Runtime
-from ..sessions import Session
+from ..sessions import Session, SessionStore
+from ..store import Store
+from ..topic_index import TopicIndex
 from .errors import ApiError
 from .redis_limiter import RedisRateLimiter
 from .security import KeyRing, RateLimiter, TooManyGuesses
 
-__all__ = ["HUD_PROTOCOL", "ApiKey", "RuntimeDep", "bearer", "find_session", "get_runtime", "require_key",
-           "session_or_404", "ws_key", "ws_token"]
+__all__ = ["HUD_PROTOCOL", "ApiKey", "ChatDep", "CollectorDep", "EngineDep", "IndexDep", "MetricsDep", "RuntimeDep",
+           "SessionsDep", "StoreDep", "bearer", "find_session", "get_runtime", "require_key", "session_or_404",
+           "ws_key", "ws_token"]
 
 # A HUD page's socket carries the session token as a WebSocket subprotocol (`token.<token>`, beside
 # this one), not in its URL: URLs end up in access logs, the handshake's headers do not.
 HUD_PROTOCOL = "trendlens.hud"
 _TOKEN_PROTOCOL = "token."
+T = TypeVar("T")
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def _part(pick: Callable[[Runtime], T]) -> Callable[[Request], Awaitable[T]]:
+    """A dependency that hands a route one part of the app's runtime."""
+
+    async def part(request: Request) -> T:
+        return pick(request.app.state.runtime)
+
+    return part
+
+
+StoreDep = Annotated[Store, Depends(_part(lambda rt: rt.store))]
+IndexDep = Annotated[TopicIndex, Depends(_part(lambda rt: rt.index))]  # current topics, stories; the one ranking
+ChatDep = Annotated[ChatDeps, Depends(_part(lambda rt: rt.deps))]
+SessionsDep = Annotated[SessionStore, Depends(_part(lambda rt: rt.sessions))]
+CollectorDep = Annotated[Collector, Depends(_part(lambda rt: rt.collector))]
+EngineDep = Annotated[WorkflowEngine, Depends(_part(lambda rt: rt.engine))]
+MetricsDep = Annotated[Metrics, Depends(_part(lambda rt: rt.metrics))]
 
 
 def bearer(header: str | None) -> str | None:
@@ -69,15 +99,15 @@ def client_address(connection: Request | WebSocket) -> str:
     return connection.client.host if connection.client else "unknown"
 
 
-async def find_session(runtime: Runtime, session_id: str) -> Session | None:
+async def find_session(sessions: SessionStore, session_id: str) -> Session | None:
     """The session from memory, else from the store off the event loop: an unknown id (anyone can
     send one) must not stall every other request while the store answers."""
-    return runtime.sessions.peek(session_id) or await asyncio.to_thread(runtime.sessions.get, session_id)
+    return sessions.peek(session_id) or await asyncio.to_thread(sessions.get, session_id)
 
 
-async def session_or_404(runtime: Runtime, session_id: str, key_hash: str) -> Session:
+async def session_or_404(sessions: SessionStore, session_id: str, key_hash: str) -> Session:
     """The caller's own session. Another key's is answered exactly like one that does not exist."""
-    session = await find_session(runtime, session_id)
+    session = await find_session(sessions, session_id)
     if session is None or not session.owned_by(key_hash):
         raise ApiError(404, f"no session {session_id!r}")
     return session

@@ -44,7 +44,7 @@ class CaptionComposer:
                  llm_client: httpx.AsyncClient | None = None) -> None:
         self.stories = stories
         self.llm = llm
-        self.llm_client = llm_client  # replaceable (tests inject a MockTransport client)
+        self.llm_client = llm_client  # tests give `Runtime.build` one on an httpx.MockTransport
 
     def compose(self, ranked: Any, *, profile: str, ttl_ms: int | None = None, session_id: str | None = None,
                 summary: str | None = None, lang: CaptionLang | None = None) -> Caption:

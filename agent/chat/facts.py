@@ -1,4 +1,4 @@
-"""The facts an answer may state about a topic, gathered once from the running service.
+"""The facts an answer may state about a topic, gathered once from the running service (`ChatDeps`).
 
 Templates and the optional LLM both word these and nothing else: where a story is
 listed (platform and rank), its heat and how it moves, and when it first appeared.
@@ -6,7 +6,6 @@ listed (platform and rank), its heat and how it moves, and when it first appeare
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +16,7 @@ from ..models import Topic
 from .words import ago, heat_words, short_title
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import ChatDeps
 
 __all__ = ["Fact", "Placement", "ago", "gather", "heat_words", "short_title"]
 
@@ -53,21 +52,20 @@ def _placements(members: Sequence[Topic], only: str | None) -> tuple[Placement, 
     return tuple(Placement(source=s, rank=r) for s, r in best.items())
 
 
-async def gather(runtime: Runtime, topic: Topic, *, members: Sequence[Topic] | None = None,
+async def gather(deps: ChatDeps, topic: Topic, *, members: Sequence[Topic] | None = None,
                  only_source: str | None = None, with_history: bool = False) -> Fact:
     """The facts about `topic` and its cross-platform story (`only_source` keeps one platform's)."""
-    cluster = runtime.clusters.get(topic.id)
+    cluster = deps.index.clusters.get(topic.id)
     if members is None:
         members = cluster.members if cluster and only_source is None else (topic,)
-    stored = [runtime.stored[m.id] for m in members if m.id in runtime.stored]
-    lead = runtime.stored.get(topic.id)
+    stored = [deps.index.stored[m.id] for m in members if m.id in deps.index.stored]
+    lead = deps.index.stored.get(topic.id)
     trends = {s.trend for s in stored}
     trend: Trend = ("new" if trends and trends == {"new"} else "rising" if "rising" in trends
                     else lead.trend if lead else "steady")
     first = min((datetime.fromisoformat(s.first_seen) for s in stored), default=None)
     history: tuple[float, ...] = ()
     if with_history:
-        points = await asyncio.to_thread(runtime.store.history, topic.id)
-        history = tuple(p.heat for p in points if p.heat is not None)
+        history = tuple(await deps.heat_history(topic.id))
     return Fact(topic=topic, placements=_placements(members, only_source), heat=topic.heat, trend=trend,
                 first_seen=first, link=safe_link(topic), history=history)

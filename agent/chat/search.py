@@ -15,14 +15,14 @@ from ..ranking.lexical import tokenize
 from ..ranking.query import RankQuery
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import ChatDeps
 
 __all__ = ["find_story", "relevant", "title_matches"]
 
 
-async def relevant(runtime: Runtime, query: str, *, top_k: int) -> list[Topic]:
+async def relevant(deps: ChatDeps, query: str, *, top_k: int) -> list[Topic]:
     """Topics that pass the one relevance gate for `query`, best first, one per story."""
-    ranked = await runtime.rank(RankQuery(text=query, top_k=top_k, gate=True))
+    ranked = await deps.index.rank(RankQuery(text=query, top_k=top_k, gate=True))
     return [r.topic for r in ranked]
 
 
@@ -52,12 +52,12 @@ def title_matches(words: str, topics: list[Topic]) -> list[Topic]:
     return [t for _, t in scored]
 
 
-async def find_story(runtime: Runtime, subject: str) -> Topic | None:
+async def find_story(deps: ChatDeps, subject: str) -> Topic | None:
     """The current topic a story question names, or None when nothing matches well enough."""
-    current = [s.topic for s in runtime.stored.values()]
+    current = [s.topic for s in deps.index.stored.values()]
     literal = title_matches(subject, current)
     if literal:
         # the best-placed of the matching items leads: a lower rank number is a bigger story
         return min(literal, key=lambda t: (t.rank or 10**6, -(t.heat or 0)))
-    found = await relevant(runtime, subject, top_k=1)
+    found = await relevant(deps, subject, top_k=1)
     return found[0] if found else None

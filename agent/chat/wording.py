@@ -18,7 +18,7 @@ from ..models import detect_lang
 from .answers import Style
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from .deps import ChatDeps
 
 __all__ = ["llm_wording"]
 
@@ -36,12 +36,12 @@ def _gloss_rule(titles: Sequence[str], lang: str) -> str:
             "the gloss translates the title and adds nothing to it.")
 
 
-async def llm_wording(runtime: Runtime, question: str, grounded: str, style: Style, lang: str, *,
+async def llm_wording(deps: ChatDeps, question: str, grounded: str, style: Style, lang: str, *,
                       titles: Sequence[str] = ()) -> str | None:
     """The LLM's wording of `grounded`, or None (not configured, failed, slow, empty)."""
-    llm, client = runtime.composer.llm, runtime.llm_client
-    if llm is None or client is None:
+    if deps.llm is None:
         return None
+    llm, client = deps.llm
     rule = ("Answer in at most two short sentences for a smart-glasses display and a voice: no links, "
             "at most two items, platforms named in words." if style == "glasses"
             else "Answer briefly; keep every platform, rank, heat figure and link you use exactly as given.")

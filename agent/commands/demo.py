@@ -81,11 +81,11 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
         runtime = Runtime.build(settings)
         await runtime.collector.cycle()
         await runtime.start()
-    ok = len(runtime.stored)
-    platforms = len({t.topic.source for t in runtime.stored.values()})
+    ok = len(runtime.index.stored)
+    platforms = len({t.topic.source for t in runtime.index.stored.values()})
     console.print(f"[bold green]热梗透视镜 TrendLens demo[/] — {ok} trending topics from {platforms} platforms "
                   "(synthetic demo snapshot: hot lists we wrote, offline); "
-                  f"model: {runtime.model_name or 'lexical only'}")
+                  f"model: {runtime.index.model_name or 'lexical only'}")
     serving = await _serve(runtime, args.port, console) if args.port else None
     port = serving[0].config.port if serving is not None else None
     latencies: list[float] = []

@@ -52,13 +52,13 @@ async def serve_stdio(settings: Settings, *, fetch: bool = True) -> None:
         # the agent waits for `initialize` with a timeout: answer it at once, load and fetch meanwhile
         nonlocal refresh
         await runtime.start()
-        if fetch and not runtime.stored:
+        if fetch and not runtime.index.stored:
             log.info("no topics stored yet: the first tool call waits for the first fetch")
             await runtime.fetch_job.run()
         elif fetch:
             refresh = asyncio.create_task(runtime.fetch_job.run())
         scheduler.start()
-        log.info("MCP over stdio: answering from %d topics", len(runtime.stored))
+        log.info("MCP over stdio: answering from %d topics", len(runtime.index.stored))
 
     warming = asyncio.create_task(warm_up())
 

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         def handle_exit(self, sig: int, frame: Any) -> None:
             # A re-index can run for minutes in a worker thread, and the process cannot exit before
             # it ends: abandon it now. What the store committed is indexed again at the next start.
-            ranker = getattr(getattr(app.state, "runtime", None), "ranker", None)
+            runtime = getattr(app.state, "runtime", None)  # there once the app has started
+            ranker = runtime.index.ranker if runtime is not None else None
             if ranker is not None:
                 ranker.cancel.set()
             super().handle_exit(sig, frame)

@@ -100,7 +100,7 @@ def run_now(args: argparse.Namespace) -> int:
             if any(step.use == "rank" for step in spec.steps):
                 await runtime.start()
             else:
-                await runtime.refresh_topics()
+                await runtime.index.refresh()
             record = await runtime.engine.run(args.name, trigger="manual")
             out = record.public()
             if isinstance(record.result, DigestMade):

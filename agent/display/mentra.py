@@ -266,11 +266,13 @@ class _Session:
         await self.speech.feed(transcript)
 
     async def _hear(self, transcript: Transcript) -> None:
-        assert self.app.on_transcript is not None
+        hear = self.app.on_transcript
+        if hear is None:  # an app without a handler hears nothing (`_on_message` feeds nothing then)
+            return
         heard = Heard(session_id=self.session_id, text=transcript.text, is_final=transcript.is_final,
                       language=transcript.language, profile=self.profile)
         try:
-            captions = await self.app.on_transcript(heard)
+            captions = await hear(heard)
         except Exception:  # one bad transcript must not end the session
             log.exception("mentra %s: on_transcript failed", self.session_id)
             return

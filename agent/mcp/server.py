@@ -34,11 +34,13 @@ from ..queries import (
     story_about,
     story_by_id,
     told,
+    utterance_rank_params,
 )
 from ..sources import REGISTRY
 from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
 
 if TYPE_CHECKING:
+    from ..chat.deps import ChatDeps
     from ..runtime import Runtime
 
 __all__ = ["PLATFORM_CHOICES", "build_server"]
@@ -81,8 +83,8 @@ def _result(text: str, data: BaseModel) -> CallToolResult:
     return CallToolResult(content=[TextContent(text=text)], structured_content=data.model_dump(mode="json"))
 
 
-def _items(runtime: Runtime, facts: list[Fact]) -> list[StoryItem]:
-    return [StoryItem.of(f, runtime.story_key(f.topic.id)) for f in facts]
+def _items(chat: ChatDeps, facts: list[Fact]) -> list[StoryItem]:
+    return [StoryItem.of(f, chat.index.story_key(f.topic.id)) for f in facts]
 
 
 def _digest_text(d: Digest, limit: int = 10) -> str:
@@ -113,16 +115,16 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         fair heat (each item scores by its place on its own list, so Weibo's millions and V2EX's replies
         compare; a story on several lists scores on each). With one platform: that platform's own list in its
         own rank order. Each item has an `id` to pass to `story`."""
-        runtime = await get_runtime()
+        chat = (await get_runtime()).deps
         source = _platform(platform)
         if source is None:
-            facts = await hottest_stories(runtime, limit=limit)
+            facts = await hottest_stories(chat, limit=limit)
             text = render_hottest(facts, lang, "chat")
         else:
-            facts = await platform_list(runtime, source, limit=limit)
+            facts = await platform_list(chat, source, limit=limit)
             text = render_platform(source, facts, lang, "chat", top_only=False)
         order: Literal["platform rank", "fair heat"] = "fair heat" if source is None else "platform rank"
-        return _result(text, TrendingOut(platform=source or "all", order=order, items=_items(runtime, facts)))
+        return _result(text, TrendingOut(platform=source or "all", order=order, items=_items(chat, facts)))
 
     @server.tool(title="One story", annotations=_READ_ONLY)
     async def story(words: Annotated[str | None, Field(
@@ -138,14 +140,14 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         `trending`, `new_or_rising` or `digest`) or `words`."""
         if bool(words and words.strip()) == bool(id and id.strip()):
             raise ToolError("give exactly one of `words` (words of a title) or `id` (from another tool's result)")
-        runtime = await get_runtime()
-        fact = await story_by_id(runtime, id.strip()) if id else await story_about(runtime, (words or "").strip())
+        chat = (await get_runtime()).deps
+        fact = await story_by_id(chat, id.strip()) if id else await story_about(chat, (words or "").strip())
         if fact is None:
             text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
             return _result(text, StoryOut(found=False, story=None))
         # the chat's own answer (`queries.told`): an item asked for by its id leads its story
-        answer = await told(runtime, fact.topic, asked=fact.topic.id == (id or "").strip())
-        lead = runtime.stored.get(answer.places[0].id) if answer.places else None
+        answer = await told(chat, fact.topic, asked=fact.topic.id == (id or "").strip())
+        lead = chat.index.stored.get(answer.places[0].id) if answer.places else None
         detail = StoryDetail.of(answer, summary=(lead.topic if lead else fact.topic).summary)
         return _result(answer.text(lang, "chat"), StoryOut(found=True, story=detail))
 
@@ -164,10 +166,11 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         ranking and gate on a fresh session; nothing is shown on any display and the line is not kept."""
         runtime = await get_runtime()
         try:
-            seen = await glance(runtime, line, profile=profile, frequency=frequency)
+            seen = await glance(runtime.deps, line, rank=utterance_rank_params(runtime.engine), profile=profile,
+                                frequency=frequency)
         except InputError as exc:
             raise ToolError(f"line: {exc}") from None
-        match = StoryItem.of(seen.fact, runtime.story_key(seen.fact.topic.id)) if seen.fact else None
+        match = StoryItem.of(seen.fact, runtime.index.story_key(seen.fact.topic.id)) if seen.fact else None
         caption = (CaptionOut(profile=seen.caption.profile, lines=list(seen.caption.lines), text=seen.caption.text)
                    if seen.caption else None)
         score = round(seen.match.score, 4) if seen.match else None
@@ -193,12 +196,12 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                             lang: Lang = "en") -> Annotated[CallToolResult, TrendingOut]:
         """Stories that first appeared, or whose heat rose, within the last `hours` (default 6), hottest first
         on fair heat; on one platform or all. Use it for "what's new" or "what's taking off"."""
-        runtime = await get_runtime()
+        chat = (await get_runtime()).deps
         source = _platform(platform)
-        facts = await fresh_stories(runtime, hours=hours, limit=limit, sources=(source,) if source else None)
+        facts = await fresh_stories(chat, hours=hours, limit=limit, sources=(source,) if source else None)
         text = render_fresh(facts, lang, "chat", hours=hours, source=source)
         return _result(text, TrendingOut(platform=source or "all", order="fair heat", hours=hours,
-                                         items=_items(runtime, facts)))
+                                         items=_items(chat, facts)))
 
     @server.tool(title="Digest", annotations=_READ_ONLY)
     async def digest(hours: Annotated[float, Field(gt=0, le=24 * 14, description=(
@@ -219,14 +222,17 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
             except ValueError:
                 raise ToolError(f"since: {since!r} is not an ISO 8601 time (e.g. 2025-04-16T08:00:00Z)") from None
             start = start if start.tzinfo else start.replace(tzinfo=UTC)
-        d = await digest_window(await get_runtime(), since=start, since_hours=hours, lang=topic_lang, limit=limit)
+        runtime = await get_runtime()
+        d = await digest_window(runtime.store, runtime.index.cluster_list(), since=start, since_hours=hours,
+                                lang=topic_lang, limit=limit)
         return _result(_digest_text(d), DigestOut.model_validate(d.public()))
 
     @server.resource("trendlens://digest/today", name="digest-today", title="Today's digest",
                      mime_type="application/json",
                      description="The digest of the last 24 hours (JSON, as the `digest` tool returns it).")
     async def digest_today() -> str:
-        d = await digest_window(await get_runtime(), since_hours=24)
+        runtime = await get_runtime()
+        d = await digest_window(runtime.store, runtime.index.cluster_list(), since_hours=24)
         return json.dumps(DigestOut.model_validate(d.public()).model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource("trendlens://sources", name="sources", title="Sources and their health",
@@ -234,7 +240,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                      description="Every source with its health: last success, item count, failures, last error.")
     async def sources() -> str:
         runtime = await get_runtime()
-        return json.dumps({"items": [s.public() for s in await source_statuses(runtime)],
+        statuses = await source_statuses(runtime.collector.sources, runtime.store)
+        return json.dumps({"items": [s.public() for s in statuses],
                            "data": "synthetic demo snapshot" if runtime.collector.replaying else "live"},
                           ensure_ascii=False)
 

@@ -8,11 +8,11 @@ copy of one of these in a route or a tool is a bug: the two would drift apart.
 from __future__ import annotations
 
 from .digest import digest_window
-from .glance import Glance, glance
+from .glance import Glance, GlanceDeps, glance, utterance_rank_params
 from .lists import fresh_ids, fresh_stories, hottest_stories, platform_list, region_sources
 from .sources import SourceStatus, source_statuses, statuses_of
 from .story import story_about, story_at, story_by_id, told
 
-__all__ = ["Glance", "SourceStatus", "digest_window", "fresh_ids", "fresh_stories", "glance", "hottest_stories",
-           "platform_list", "region_sources", "source_statuses", "statuses_of", "story_about", "story_at",
-           "story_by_id", "told"]
+__all__ = ["Glance", "GlanceDeps", "SourceStatus", "digest_window", "fresh_ids", "fresh_stories", "glance",
+           "hottest_stories", "platform_list", "region_sources", "source_statuses", "statuses_of", "story_about",
+           "story_at", "story_by_id", "told", "utterance_rank_params"]

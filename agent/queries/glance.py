@@ -12,9 +12,10 @@ import re
 import time
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..captions.caption import Caption
+from ..chat.deps import ChatDeps
 from ..chat.facts import Fact, gather
 from ..engine.steps import RankParams
 from ..gating import Candidate, Frequency, GatePolicy, Reason, SessionGate
@@ -24,9 +25,9 @@ from ..ranking.window import ConversationWindow
 from ..sessions import clean_utterance
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runner import WorkflowEngine
 
-__all__ = ["Glance", "glance"]
+__all__ = ["Glance", "GlanceDeps", "glance", "utterance_rank_params"]
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -43,9 +44,15 @@ class Glance:
     shared_words: tuple[str, ...]  # words of the line found in the match's title
 
 
-def _rank_params(runtime: Runtime) -> RankParams:
+class GlanceDeps(ChatDeps, Protocol):
+    """The chat's parts, and the live loop's caption wording."""
+
+    def compose_caption(self, ranked: Ranked, *, profile: str) -> Caption: ...
+
+
+def utterance_rank_params(engine: WorkflowEngine) -> RankParams:
     """The rank step's parameters in the workflow that captions utterances (the defaults without one)."""
-    for spec in runtime.engine.for_event("utterance"):
+    for spec in engine.for_event("utterance"):
         for step in spec.steps:
             if step.use == "rank" and isinstance(step.params, RankParams):
                 return step.params
@@ -69,9 +76,10 @@ def _shared_words(line: str, title: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))[:8]
 
 
-async def glance(runtime: Runtime, line: str, *, profile: str, frequency: Frequency = "medium",
+async def glance(deps: GlanceDeps, line: str, *, rank: RankParams, profile: str, frequency: Frequency = "medium",
                  now: float | None = None) -> Glance:
-    """The caption `line` would bring up on a fresh session's glasses, or why they would stay quiet.
+    """The caption `line` would bring up on a fresh session's glasses, or why they would stay quiet;
+    `rank`: the live loop's rank parameters (`utterance_rank_params`).
 
     Raises `InputError` for a line that is empty once cleaned (the live loop's own check).
     """
@@ -84,20 +92,19 @@ async def glance(runtime: Runtime, line: str, *, profile: str, frequency: Freque
         return Glance(show=False, reason=early.reason, caption=None, match=None, fact=None, shared_words=())
     window = ConversationWindow()
     window.add(text, ts=now)
-    p = _rank_params(runtime)
-    ranked = await runtime.rank(RankQuery(text=window, top_k=p.top_k, prior=p.prior, mmr=p.mmr, gate=True,
-                                          gate_offset=gate.policy.relevance_offset, latest=text,
-                                          latest_top_k=p.latest_top_k))
-    decision = gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=runtime.story_key(r.topic.id))
+    ranked = await deps.index.rank(RankQuery(text=window, top_k=rank.top_k, prior=rank.prior, mmr=rank.mmr,
+                                             gate=True, gate_offset=gate.policy.relevance_offset, latest=text,
+                                             latest_top_k=rank.latest_top_k))
+    decision = gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=deps.index.story_key(r.topic.id))
                             for r in ranked], now)
     if decision.show:
         chosen = next(r for r in ranked if r.topic.id == decision.topic_id)
-        caption = runtime.composer.compose(chosen, profile=profile)
+        caption = deps.compose_caption(chosen, profile=profile)
         return Glance(show=True, reason=decision.reason, caption=caption, match=chosen,
-                      fact=await gather(runtime, chosen.topic), shared_words=_shared_words(text, chosen.topic.title))
+                      fact=await gather(deps, chosen.topic), shared_words=_shared_words(text, chosen.topic.title))
     # silent: name the nearest story all the same, so a reader sees how far the line was from a caption
-    nearest = await runtime.rank(RankQuery(text=window, top_k=1, prior=p.prior, mmr=False))
+    nearest = await deps.index.rank(RankQuery(text=window, top_k=1, prior=rank.prior, mmr=False))
     match = nearest[0] if nearest else None
     return Glance(show=False, reason=decision.reason, caption=None, match=match,
-                  fact=await gather(runtime, match.topic) if match else None,
+                  fact=await gather(deps, match.topic) if match else None,
                   shared_words=_shared_words(text, match.topic.title) if match else ())

@@ -13,7 +13,7 @@ from ..models import utcnow
 from ..sources import REGISTRY
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..chat.deps import ChatDeps
 
 __all__ = ["fresh_ids", "fresh_stories", "hottest_stories", "platform_list", "region_sources"]
 
@@ -23,35 +23,35 @@ def region_sources(region: Literal["zh", "en"]) -> tuple[str, ...]:
     return tuple(name for name, source in REGISTRY.items() if source.lang == region)
 
 
-async def platform_list(runtime: Runtime, source: str, *, limit: int) -> list[Fact]:
+async def platform_list(deps: ChatDeps, source: str, *, limit: int) -> list[Fact]:
     """One platform's current list in its own rank order, its best-placed `limit` items."""
-    own = sorted((s.topic for s in runtime.stored.values() if s.topic.source == source),
+    own = sorted((s.topic for s in deps.index.stored.values() if s.topic.source == source),
                  key=lambda t: (t.rank if t.rank is not None else 10**6, -(t.heat or 0)))
-    return [await gather(runtime, t, only_source=source) for t in own[:limit]]
+    return [await gather(deps, t, only_source=source) for t in own[:limit]]
 
 
-async def hottest_stories(runtime: Runtime, *, limit: int, sources: Iterable[str] | None = None) -> list[Fact]:
+async def hottest_stories(deps: ChatDeps, *, limit: int, sources: Iterable[str] | None = None) -> list[Fact]:
     """The hottest stories now, one per cross-platform story, on fair heat (`chat.hottest`)."""
-    current = [s.topic for s in runtime.stored.values()]
-    stories = hottest(current, runtime.clusters, limit=limit, sources=sources)
-    return [await gather(runtime, s.lead, members=s.members) for s in stories]
+    current = [s.topic for s in deps.index.stored.values()]
+    stories = hottest(current, deps.index.clusters, limit=limit, sources=sources)
+    return [await gather(deps, s.lead, members=s.members) for s in stories]
 
 
-async def fresh_stories(runtime: Runtime, *, hours: float, limit: int, sources: Iterable[str] | None = None,
+async def fresh_stories(deps: ChatDeps, *, hours: float, limit: int, sources: Iterable[str] | None = None,
                         now: datetime | None = None) -> list[Fact]:
     """Stories first seen, or seen rising, within the last `hours`, hottest first."""
-    fresh = fresh_ids(runtime, hours, now=now)
-    current = [s.topic for s in runtime.stored.values()]
-    stories = [s for s in hottest(current, runtime.clusters, limit=len(current) or 1, sources=sources)
+    fresh = fresh_ids(deps, hours, now=now)
+    current = [s.topic for s in deps.index.stored.values()]
+    stories = [s for s in hottest(current, deps.index.clusters, limit=len(current) or 1, sources=sources)
                if any(m.id in fresh for m in s.members)][:limit]
-    return [await gather(runtime, s.lead, members=s.members) for s in stories]
+    return [await gather(deps, s.lead, members=s.members) for s in stories]
 
 
-def fresh_ids(runtime: Runtime, hours: float, *, now: datetime | None = None) -> set[str]:
+def fresh_ids(deps: ChatDeps, hours: float, *, now: datetime | None = None) -> set[str]:
     """Topics first seen, or seen rising, within the last `hours`."""
     cut = (now or utcnow()) - timedelta(hours=hours)
     out = set()
-    for s in runtime.stored.values():
+    for s in deps.index.stored.values():
         if datetime.fromisoformat(s.first_seen) >= cut or (
                 (s.velocity or 0) > 0 and datetime.fromisoformat(s.last_seen) >= cut):
             out.add(s.topic.id)

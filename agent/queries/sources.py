@@ -6,13 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..sources.base import Source
-from ..store import SourceHealth
-
-if TYPE_CHECKING:
-    from ..runtime import Runtime
+from ..store import SourceHealth, Store
 
 __all__ = ["SourceStatus", "source_statuses", "statuses_of"]
 
@@ -50,6 +47,6 @@ def statuses_of(sources: Iterable[Source], health: Iterable[SourceHealth]) -> li
     return out
 
 
-async def source_statuses(runtime: Runtime) -> list[SourceStatus]:
-    """Each source the running service fetches, with the store's health row."""
-    return statuses_of(runtime.collector.sources, await asyncio.to_thread(runtime.store.health))
+async def source_statuses(sources: Iterable[Source], store: Store) -> list[SourceStatus]:
+    """Each source the running service fetches (the collector's), with the store's health row."""
+    return statuses_of(sources, await asyncio.to_thread(store.health))

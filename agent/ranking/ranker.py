@@ -139,10 +139,10 @@ class Ranker:
         if not text:
             return []
         vectors: dict[str, np.ndarray] = {}
-        if self._wants_vectors(snapshot, channels):
-            assert self.encoder is not None
+        encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
+        if encoder is not None:
             try:
-                vectors = await self.encoder.vectors([t for t, _ in parts])
+                vectors = await encoder.vectors([t for t, _ in parts])
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
         return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
@@ -156,9 +156,9 @@ class Ranker:
         snapshot = self.snapshot
         windows = [_window(q) for q in queries]
         vectors: dict[str, np.ndarray] = {}
-        if self._wants_vectors(snapshot, channels):
-            assert self.encoder is not None
-            vectors = self.encoder.vectors_sync([t for _, parts in windows for t, _ in parts], batch=encode_batch)
+        encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
+        if encoder is not None:
+            vectors = encoder.vectors_sync([t for _, parts in windows for t, _ in parts], batch=encode_batch)
         return [self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
                              prior=prior, exclude=exclude, mmr=mmr, channels=channels) if text else []
                 for text, parts in windows]

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 
 from ..commands.ports import free_port
@@ -26,11 +27,12 @@ KEY = "test-key-123"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
-def make_runtime(data_dir: Path, **overrides: Any) -> Runtime:
-    """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise."""
+def make_runtime(data_dir: Path, *, llm_client: httpx.AsyncClient | None = None, **overrides: Any) -> Runtime:
+    """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise
+    (`llm_client`: where the LLM's requests go, e.g. a `MockTransport`)."""
     embedder = overrides.pop("embedder", HashEmbedder())
     settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
-    runtime = Runtime.build(settings, embedder=embedder)
+    runtime = Runtime.build(settings, embedder=embedder, llm_client=llm_client)
 
     async def first_cycle() -> None:
         await runtime.collector.cycle()

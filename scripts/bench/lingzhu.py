@@ -41,14 +41,15 @@ def main() -> int:
     args = parser.parse_args()
     need_upstream()
     overrides = {"llm_base_url": "http://llm.test/v1"} if args.slow_llm else {}
-    runtime = real_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-")), **overrides)
-    runtime.make_embedder = fixed_embedder(build_embedder(Settings(embedder=args.embedder, offline=True)))
-    if args.slow_llm:
-        async def slow(request: httpx.Request) -> httpx.Response:
-            await asyncio.sleep(args.slow_llm)
-            return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": "好的。"}}]})
 
-        runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(slow))
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(args.slow_llm)
+        return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": "好的。"}}]})
+
+    runtime = real_runtime(Path(tempfile.mkdtemp(prefix="tl-bench-")),
+                           embedder=fixed_embedder(build_embedder(Settings(embedder=args.embedder, offline=True))),
+                           llm_client=httpx.AsyncClient(transport=httpx.MockTransport(slow)) if args.slow_llm
+                           else None, **overrides)
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
     to_ok: list[float] = []
     gaps: list[float] = []

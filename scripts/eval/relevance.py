@@ -231,8 +231,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
                 lat.extend(ms)
                 topic_id = shown(out)
                 if topic_id is not None:
-                    want = {runtime.story_key(r) for r in q["relevant"]}
-                    if topic_id in q["relevant"] or runtime.story_key(topic_id) in want:
+                    want = {runtime.index.story_key(r) for r in q["relevant"]}
+                    if topic_id in q["relevant"] or runtime.index.story_key(topic_id) in want:
                         right += 1
                     else:
                         wrong += 1
@@ -246,8 +246,8 @@ async def live(args: argparse.Namespace, settings: Settings) -> int:
                          "small_talk_captioned": chatty / max(len(lines), 1), "p50_ms": pct(lat, 0.5),
                          "p99_ms": pct(lat, 0.99)})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-        topics_n = len(runtime.ranker) if runtime.ranker else 0
-        model = runtime.model_name
+        topics_n = len(runtime.index.ranker) if runtime.index.ranker else 0
+        model = runtime.index.model_name
     print(f"live: {topics_n} topics indexed (both languages), profile {args.profile}, split {args.split}, "
           f"model {model}, {'ASR mode (two recognised pieces per line)' if args.asr else 'written lines'}"
           f"{f', homophones {args.homophones}' if args.homophones else ''}\n")
@@ -280,8 +280,8 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
             topics = day.topics if index == "served" else devsets.titles_only(day.topics)
             async with served(args, settings, topics, fetched=True) as (say, runtime):
                 profile = day_profile(args, name)
-                if profile is not None and runtime.ranker is not None:
-                    runtime.ranker.profile = profile  # the gate fitted without this day
+                if profile is not None and runtime.index.ranker is not None:
+                    runtime.index.ranker.profile = profile  # the gate fitted without this day
                 r: dict[str, Any] = {"day": name, "index": index, "topics": Counter(t.source for t in topics),
                                      "mentions": Counter(), "right": Counter(), "wrong": Counter(),
                                      "false": {lang: Counter() for lang in lines}, "lines": {}, "captioned": {},
@@ -307,7 +307,7 @@ async def days(args: argparse.Namespace, settings: Settings) -> int:
                             captioned += 1
                             r["false"][lang][day.source_of.get(topic_id, "?")] += 1
                     r["lines"][lang], r["captioned"][lang] = len(said), captioned
-                r["n_mentions"], model = len(day.mentions), runtime.model_name
+                r["n_mentions"], model = len(day.mentions), runtime.index.model_name
                 results.append(r)
                 print(json.dumps({"day": name, "index": index, "mentions": r["n_mentions"],
                                   "captioned": r["captioned"]}), file=sys.stderr, flush=True)
@@ -367,8 +367,8 @@ async def cross(args: argparse.Namespace, settings: Settings) -> int:
         day = devsets.load_day(name, settings, args.devsets)
         async with served(args, settings, day.topics, fetched=True) as (say, runtime):
             profile = day_profile(args, name)
-            if profile is not None and runtime.ranker is not None:
-                runtime.ranker.profile = profile
+            if profile is not None and runtime.index.ranker is not None:
+                runtime.index.ranker.profile = profile
             right = wrong = 0
             for p in probes[name]:
                 out, _ = await say(*spoken(args, p["text"], "en"))

@@ -60,8 +60,8 @@ def test_ok_at_once_then_keep_alives_while_a_slow_llm_words_the_answer(tmp_path:
         return httpx.Response(200, json={"choices": [{"message": {"role": "assistant",
                                                                   "content": "春晚机器人最火。https://x.example"}}]})
 
-    runtime = make_runtime(tmp_path / "d", llm_base_url="http://llm.test/v1", llm_api_key="sk-test")
-    runtime.llm_client = httpx.AsyncClient(transport=httpx.MockTransport(slow_llm))
+    runtime = make_runtime(tmp_path / "d", llm_base_url="http://llm.test/v1", llm_api_key="sk-test",
+                           llm_client=httpx.AsyncClient(transport=httpx.MockTransport(slow_llm)))
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
     with LiveServer(app) as live, httpx.stream(
             "POST", live.url + URL, headers=AUTH, timeout=30,

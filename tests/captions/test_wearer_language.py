@@ -7,7 +7,7 @@ from agent.runtime import Runtime
 
 
 async def test_an_english_title_asked_about_in_chinese_gets_a_chinese_meta_line(runtime: Runtime) -> None:
-    title = next(s.topic.title for s in runtime.stored.values()
+    title = next(s.topic.title for s in runtime.index.stored.values()
                  if detect_lang(s.topic.title) == "en" and s.topic.heat and len(s.topic.title.split()) >= 4)
     shown = {}
     for lang, line in (("en", title), ("zh", f"{title} 对吧")):

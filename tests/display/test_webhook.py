@@ -147,7 +147,7 @@ async def test_daily_digest_workflow_pushes_a_signed_digest(receiver: Receiver, 
     record = await runtime.engine.run("daily_digest")
     assert record.status == "ok", record.error
     assert record.steps[-1].detail == "pushed to webhook"
-    await runtime.displays["webhook"].drain(timeout_s=5)
+    await runtime.router.displays["webhook"].drain(timeout_s=5)
     await runtime.aclose()
     [req] = receiver.requests
     expected = "sha256=" + hmac.new(SECRET.encode(), req.body, hashlib.sha256).hexdigest()

@@ -147,14 +147,14 @@ async def test_step_timeout_and_retry_are_applied_and_runs_recorded(runtime, tmp
     assert [(r["workflow"], r["status"]) for r in runs] == [("late", "error"), ("ok", "ok")]
 
 
-async def test_gate_stops_a_run_quietly(runtime, tmp_path):
+async def test_gate_stops_a_run_quietly(tmp_path):
     from agent.ranking import HashEmbedder
 
-    runtime.embedder_choice = HashEmbedder()
+    runtime = Runtime.build(Settings(data_dir=tmp_path / "data", offline=True, workflows_dir=WORKFLOWS),
+                            embedder=HashEmbedder())
     await runtime.collector.cycle()
     await runtime.start()
-    engine = WorkflowEngine(runtime.deps, WORKFLOWS)
-    runtime.engine = engine
+    engine = runtime.engine
     session, _ = runtime.sessions.create("hud-web")
     result = await runtime.handle_utterance(session, "嗯")  # too little speech to decide on
     assert result.captions == [] and result.decision["reason"] == "not_enough_speech"

@@ -13,7 +13,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
-from agent.collect import Collector
 from agent.errors import ModelError, StoreError
 from agent.fetching import SourceOutcome
 from agent.models import Topic
@@ -99,10 +98,10 @@ def test_webhook_down_never_blocks_the_live_loop(tmp_path):
         assert shown >= 1  # the glasses still got their caption
         # ...and the dead webhook was handed it too: it retries in the background, then gives up
         deadline = time.monotonic() + 10
-        stats = runtime.displays["webhook"].stats
+        stats = runtime.router.displays["webhook"].stats
         while stats.failed + stats.dropped < shown and time.monotonic() < deadline:
             time.sleep(0.1)
-            stats = runtime.displays["webhook"].stats
+            stats = runtime.router.displays["webhook"].stats
         assert stats.delivered == 0 and stats.failed + stats.dropped == shown
 
 
@@ -232,8 +231,7 @@ def test_replaying_after_failed_live_fetches_is_degraded(tmp_path, store):
         raise httpx.ConnectError("unreachable", request=request)
 
     settings = Settings(data_dir=tmp_path / "d", api_keys=KEY, fetch_retries=0, fetch_backoff_s=0)
-    collector = Collector(settings, store, transport=httpx.MockTransport(down))
-    runtime = Runtime.build(settings, store=store, collector=collector, embedder=HashEmbedder())
+    runtime = Runtime.build(settings, store=store, transport=httpx.MockTransport(down), embedder=HashEmbedder())
     with TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False)) as c:
         asyncio.run(_cycle_in_thread(runtime))
         ready = c.get("/readyz").json()

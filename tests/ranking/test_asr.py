@@ -87,7 +87,8 @@ async def test_mentions_said_as_a_recogniser_delivers_them_keep_their_captions(t
                     out = await runtime.handle_utterance(session, piece, now=1000.0 + k)
                     if out.decision and out.decision["show"]:
                         shown = out.decision["topic_id"]
-                        right[mode] += runtime.story_key(shown) in {runtime.story_key(r) for r in q["relevant"]}
+                        story = runtime.index.story_key
+                        right[mode] += story(shown) in {story(r) for r in q["relevant"]}
                         break
     finally:
         await runtime.aclose()

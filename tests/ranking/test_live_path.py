@@ -8,7 +8,7 @@ from agent.runtime import Runtime
 
 
 def _title(runtime: Runtime) -> str:
-    return next(s.topic.title for s in runtime.stored.values() if len(s.topic.title) >= 8)
+    return next(s.topic.title for s in runtime.index.stored.values() if len(s.topic.title) >= 8)
 
 
 @pytest.mark.parametrize(("offset", "shown"), [(-10.0, True), (10.0, False)])
@@ -23,8 +23,8 @@ async def test_the_frequency_offset_moves_the_one_relevance_gate(runtime: Runtim
 
 async def test_one_encode_per_utterance(runtime: Runtime):
     session, _ = runtime.sessions.create("hud-web")
-    assert runtime.ranker is not None and runtime.ranker.encoder is not None
-    before = runtime.ranker.encoder.encodes
+    assert runtime.index.ranker is not None and runtime.index.ranker.encoder is not None
+    before = runtime.index.ranker.encoder.encodes
     await runtime.handle_utterance(session, "今年春晚的机器人扭秧歌你们看了吗", now=0.0)
     await runtime.handle_utterance(session, "那个机器人是宇树的吧 跳得真整齐", now=30.0)
-    assert runtime.ranker.encoder.encodes - before == 2  # the window and the newest line share vectors
+    assert runtime.index.ranker.encoder.encodes - before == 2  # the window and the newest line share vectors

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 
 from ...chat import Turn, answer_question
-from ..deps import ApiKey, RuntimeDep
+from ..deps import ApiKey, ChatDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import ChatCompletion, ChatRequest, ModelList, ModelOut
 from ..sse import SSE_HEADERS, EventStream, chunks, sse_event_schema
@@ -51,7 +51,7 @@ _COMPLETION_DOC: dict[int | str, dict[str, Any]] = {
 
 @router.post("/v1/chat/completions", summary="Chat about what is trending (OpenAI-compatible)",
              response_model=ChatCompletion, responses=_COMPLETION_DOC)
-async def chat_completions(req: ChatRequest, runtime: RuntimeDep, _: ApiKey):  # type: ignore[no-untyped-def]
+async def chat_completions(req: ChatRequest, chat: ChatDep, _: ApiKey):  # type: ignore[no-untyped-def]
     asked = [i for i, m in enumerate(req.messages) if m.role == "user" and m.text().strip()]
     if not asked:
         raise ApiError(400, "messages: the conversation needs a user message with text", param="messages")
@@ -59,7 +59,7 @@ async def chat_completions(req: ChatRequest, runtime: RuntimeDep, _: ApiKey):  #
     question = req.messages[last].text().strip()
     history = [Turn(role="user" if m.role == "user" else "assistant", text=m.text()[:4000])
                for m in req.messages[:last] if m.role in ("user", "assistant") and m.text().strip()]
-    answer = await answer_question(runtime, question[:4000], style=req.style, history=history[-10:])
+    answer = await answer_question(chat, question[:4000], style=req.style, history=history[-10:])
     created = int(time.time())
     completion_id = "chatcmpl-" + secrets.token_hex(12)
     model = req.model or MODEL_ID

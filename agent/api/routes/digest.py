@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from ...digest import render_digest
 from ...queries import digest_window
-from ..deps import ApiKey, RuntimeDep
+from ..deps import ApiKey, IndexDep, StoreDep
 from ..errors import AUTHED_ERRORS, ApiError
 
 router = APIRouter(prefix="/v1", tags=["digest"], responses=AUTHED_ERRORS)
@@ -22,7 +22,7 @@ _FORMATS: dict[int | str, dict[str, Any]] = {200: {
 
 
 @router.get("/digest", summary="Digest of top topics with heat sparklines", responses=_FORMATS)
-async def digest(runtime: RuntimeDep, _: ApiKey,
+async def digest(store: StoreDep, index: IndexDep, _: ApiKey,
                  since: Annotated[str | None, Query(description="ISO time; default 24 h ago", max_length=40)] = None,
                  lang: Literal["zh", "en", "ja", "other"] | None = None,
                  format: Literal["json", "md", "html"] = "json",
@@ -35,7 +35,7 @@ async def digest(runtime: RuntimeDep, _: ApiKey,
             raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-    d = await digest_window(runtime, since=start, lang=lang, limit=limit)
+    d = await digest_window(store, index.cluster_list(), since=start, lang=lang, limit=limit)
     if format == "json":
         return d.public()
     text = render_digest(d, format)

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ...collect import SYNTHETIC
-from ..deps import RuntimeDep
+from ..deps import CollectorDep, IndexDep, MetricsDep, StoreDep
 
 router = APIRouter(tags=["ops"])
 
@@ -22,32 +22,32 @@ async def healthz() -> dict:
                                "not loaded",
             responses={503: {"description": "Not started yet: the same body, with the reasons",
                              "content": {"application/json": {"schema": {"type": "object"}}}}})
-async def readyz(runtime: RuntimeDep) -> JSONResponse:
-    health = await asyncio.to_thread(runtime.store.health)
+async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep) -> JSONResponse:
+    health = await asyncio.to_thread(store.health)
     # a source switched off for want of credentials is configuration, not a failure
     failing = sorted(h.source for h in health if h.consecutive_failures > 0 and h.last_error_kind != "disabled")
     reasons = []
-    if runtime.ranker is None:
+    if index.ranker is None:
         reasons.append("ranker not started")
-    elif runtime.ranker.embedder is None:
-        reasons.append(f"embedding model not loaded, ranking lexically only: {runtime.model_error}")
+    elif index.ranker.embedder is None:
+        reasons.append(f"embedding model not loaded, ranking lexically only: {index.model_error}")
     if failing:
         reasons.append(f"sources failing: {', '.join(failing)}")
-    replaying = runtime.collector.replay_reason
+    replaying = collector.replay_reason
     if replaying:
         # made-up hot lists are fine for a demo, never what "ready" should mean
         reasons.append(f"replaying the {SYNTHETIC}, not live data ({replaying})")
-    if not runtime.stored:
+    if not index.stored:
         reasons.append("no topics yet")
     status = "ready" if not reasons else "degraded"
-    body = {"status": status, "reasons": reasons, "topics": len(runtime.stored),
-            "model": runtime.model_name, "replaying_fixtures": runtime.collector.replaying,
+    body = {"status": status, "reasons": reasons, "topics": len(index.stored),
+            "model": index.model_name, "replaying_fixtures": collector.replaying,
             "data": SYNTHETIC if replaying else "live",
             "sources_failing": failing}
     # degraded still serves (lexical ranking, last good snapshots): 200 keeps it in rotation
-    return JSONResponse(body, status_code=503 if runtime.ranker is None else 200)
+    return JSONResponse(body, status_code=503 if index.ranker is None else 200)
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=PlainTextResponse)
-async def metrics(runtime: RuntimeDep) -> PlainTextResponse:
-    return PlainTextResponse(runtime.metrics.render(), media_type="text/plain; version=0.0.4")
+async def metrics(registry: MetricsDep) -> PlainTextResponse:
+    return PlainTextResponse(registry.render(), media_type="text/plain; version=0.0.4")

@@ -36,7 +36,7 @@ async def hud_socket(websocket: WebSocket, session_id: str) -> None:
     """Watch-only: the session's captions out, nothing in. The token comes as the `token.<token>`
     subprotocol; a wrong token and an unknown session are refused alike."""
     runtime = websocket.app.state.runtime
-    session = await find_session(runtime, session_id)
+    session = await find_session(runtime.sessions, session_id)
     if session is None or not session.check_token(ws_token(websocket)):
         await websocket.close(code=4404, reason="no such session, or not its token")
         return

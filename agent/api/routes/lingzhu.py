@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from ...chat import Answer, Turn, answer_question
 from ...chat.suggest import MAX_FOLLOW_UPS
 from ...errors import TrendLensError
-from ..deps import ApiKey, RuntimeDep
+from ..deps import ApiKey, ChatDep, IndexDep
 from ..errors import ApiError, error_responses
 from ..schemas import LingzhuItem, LingzhuRequest
 from ..sse import SSE_HEADERS, EventStream, chunks, sse_event_schema
@@ -60,9 +60,9 @@ class LingzhuHealth(BaseModel):
 @router.get("/metis/agent/api/health", summary="Lingzhu agent health (the platform's probe)",
             response_model=LingzhuHealth,
             responses={503: {"description": "Not started yet", "model": LingzhuHealth}})
-async def lingzhu_health(runtime: RuntimeDep) -> JSONResponse:
-    ok = runtime.ranker is not None
-    body = LingzhuHealth(ok=ok, topics=len(runtime.stored))
+async def lingzhu_health(index: IndexDep) -> JSONResponse:
+    ok = index.ranker is not None
+    body = LingzhuHealth(ok=ok, topics=len(index.stored))
     return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
 
 
@@ -107,7 +107,7 @@ _LINGZHU_DOC: dict[int | str, dict[str, Any]] = {
 
 @router.post(SSE_PATH, summary="Rokid Lingzhu third-party agent (SSE)", response_class=EventStream,
              responses=_LINGZHU_DOC)
-async def lingzhu(req: LingzhuRequest, runtime: RuntimeDep, _: ApiKey) -> EventStream:
+async def lingzhu(req: LingzhuRequest, chat: ChatDep, _: ApiKey) -> EventStream:
     question, has_image, history = _lingzhu_turns(req.message)
     if question is None and not has_image:
         raise ApiError(422, "message: needs a role=user item with text (or an image)", param="message")
@@ -116,7 +116,7 @@ async def lingzhu(req: LingzhuRequest, runtime: RuntimeDep, _: ApiKey) -> EventS
         if question is None:
             return _no_images(req), []
         try:
-            said: Answer = await answer_question(runtime, question[:2000], style="glasses", history=history[-10:])
+            said: Answer = await answer_question(chat, question[:2000], style="glasses", history=history[-10:])
             return said.text, said.follow_ups
         except Exception as exc:  # noqa: BLE001 - the stream has started: say so in words, not with a status
             if isinstance(exc, TrendLensError):

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request, Response, WebSocket, WebSocketDis
 
 from ...errors import InputError, OverloadError
 from ...shared_sessions import SharedStateError
-from ..deps import ApiKey, RuntimeDep, find_session, session_or_404, ws_key
+from ..deps import ApiKey, RuntimeDep, SessionsDep, find_session, session_or_404, ws_key
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
 from ..throttle import MAX_FRAME_BYTES, Charge, session_bucket, take_all_async
@@ -29,19 +29,19 @@ log = logging.getLogger("trendlens.api.sessions")
 
 
 @router.post("", response_model=SessionOut, status_code=201, summary="Start a glasses session")
-async def create_session(request: Request, runtime: RuntimeDep, key: ApiKey,
+async def create_session(request: Request, sessions: SessionsDep, key: ApiKey,
                          body: SessionIn | None = None) -> SessionOut:
     """The session belongs to the calling key: only it can drive, read or erase the session. The
     token only lets a HUD page watch; the link carries it after `#`, which no server or log sees."""
     body = body or SessionIn()
-    session, token = await asyncio.to_thread(runtime.sessions.create, body.profile, body.frequency, owner=key)
+    session, token = await asyncio.to_thread(sessions.create, body.profile, body.frequency, owner=key)
     return SessionOut(id=session.id, token=token, profile=session.profile,
                       hud_url=f"{str(request.base_url).rstrip('/')}/hud/{session.id}#token={token}")
 
 
 @router.delete("/{session_id}", status_code=204, summary="Erase a session and everything kept of it")
 async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Response:
-    await session_or_404(runtime, session_id, key)
+    await session_or_404(runtime.sessions, session_id, key)
     await runtime.erase_session(session_id)
     return Response(status_code=204)
 
@@ -49,7 +49,7 @@ async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Re
 @router.post("/{session_id}/utterances", response_model=UtteranceOut, summary="One utterance in; captions out")
 async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
                          key: ApiKey) -> UtteranceOut:
-    session = await session_or_404(runtime, session_id, key)
+    session = await session_or_404(runtime.sessions, session_id, key)
     wait = await take_all_async([(request.app.state.session_limiter, session_bucket(session.id))])
     if wait:
         raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
@@ -62,11 +62,11 @@ async def post_utterance(request: Request, session_id: str, body: UtteranceIn, r
 
 
 @router.get("/{session_id}/captions", summary="What was shown, with each decision record")
-async def list_captions(session_id: str, runtime: RuntimeDep, key: ApiKey,
+async def list_captions(session_id: str, sessions: SessionsDep, key: ApiKey,
                         all: Annotated[bool, Query(description="include quiet decisions too")] = False,
                         limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
-    await session_or_404(runtime, session_id, key)
-    items = await asyncio.to_thread(runtime.sessions.history, session_id, shown_only=not all, limit=limit)
+    await session_or_404(sessions, session_id, key)
+    items = await asyncio.to_thread(sessions.history, session_id, shown_only=not all, limit=limit)
     return {"items": items}
 
 
@@ -80,7 +80,7 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     if key is None:
         await websocket.close(code=4401, reason="the session owner's bearer key is required")
         return
-    session = await find_session(runtime, session_id)
+    session = await find_session(runtime.sessions, session_id)
     if session is None or not session.owned_by(key):
         await websocket.close(code=4404, reason="no such session")
         return

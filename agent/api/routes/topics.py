@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Query, Request
 from ...models import Topic, detect_lang
 from ...queries import source_statuses
 from ...ranking.query import RankQuery
-from ..deps import ApiKey, RuntimeDep
+from ..deps import ApiKey, CollectorDep, IndexDep, StoreDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..ingest import IngestQueue
 from ..schemas import ErrorResponse, IngestOut, TopicIn
@@ -39,7 +39,7 @@ def _queue(request: Request) -> IngestQueue:
 
 @router.post("/topics", response_model=IngestOut, status_code=201, summary="Bulk-ingest topics from your own source",
              responses=_INGEST_ERRORS)
-async def ingest_topics(request: Request, runtime: RuntimeDep, _: ApiKey,
+async def ingest_topics(request: Request, store: StoreDep, index: IndexDep, _: ApiKey,
                         items: Annotated[list[TopicIn], Body(json_schema_extra={"maxItems": MAX_INGEST})]) -> IngestOut:
     if not items:
         raise ApiError(422, "send a non-empty JSON array of topics")
@@ -55,8 +55,8 @@ async def ingest_topics(request: Request, runtime: RuntimeDep, _: ApiKey,
         for i in items
     ]
     try:
-        await asyncio.to_thread(runtime.store.ingest, topics)
-        await runtime.refresh_topics()  # requests arriving together share one rebuild (TopicIndex)
+        await asyncio.to_thread(store.ingest, topics)
+        await index.refresh()  # requests arriving together share one rebuild (TopicIndex)
         indexed = True
     finally:
         queue.done(len(items), admitted, indexed=indexed)
@@ -64,33 +64,33 @@ async def ingest_topics(request: Request, runtime: RuntimeDep, _: ApiKey,
 
 
 @router.get("/topics", summary="Current topics: by heat, or by relevance to q")
-async def list_topics(runtime: RuntimeDep, _: ApiKey,
+async def list_topics(store: StoreDep, index: IndexDep, _: ApiKey,
                       lang: Literal["zh", "en", "ja", "other"] | None = None,
                       source: Annotated[str | None, Query(max_length=64)] = None,
                       q: Annotated[str | None, Query(max_length=2000)] = None,
                       limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict:
     if q and q.strip():
-        ranked = await runtime.rank(RankQuery(text=q, top_k=min(limit * 3, 500), prior=False, mmr=False))
+        ranked = await index.rank(RankQuery(text=q, top_k=min(limit * 3, 500), prior=False, mmr=False))
         items = []
         for r in ranked:
             t = r.topic
             if (lang and t.lang != lang) or (source and t.source != source):
                 continue
-            stored = runtime.stored.get(t.id)
+            stored = index.stored.get(t.id)
             items.append({**(stored.public() if stored else t.public()), "score": round(r.score, 4),
                           "components": {k: round(v, 4) for k, v in r.components.items()}})
         return {"items": items[:limit], "order": "relevance"}
-    current = await asyncio.to_thread(lambda: runtime.store.current(source=source, lang=lang, limit=limit))
+    current = await asyncio.to_thread(lambda: store.current(source=source, lang=lang, limit=limit))
     return {"items": [s.public() for s in current], "order": "heat"}
 
 
 @router.get("/topics/{topic_id:path}", summary="One topic with its heat history and cluster members")
-async def get_topic(topic_id: str, runtime: RuntimeDep, _: ApiKey) -> dict:
-    stored = await asyncio.to_thread(runtime.store.get, topic_id)
+async def get_topic(topic_id: str, store: StoreDep, index: IndexDep, _: ApiKey) -> dict:
+    stored = await asyncio.to_thread(store.get, topic_id)
     if stored is None:
         raise ApiError(404, f"no topic {topic_id!r}")
-    history = await asyncio.to_thread(runtime.store.history, topic_id)
-    cluster = runtime.clusters.get(topic_id)
+    history = await asyncio.to_thread(store.history, topic_id)
+    cluster = index.clusters.get(topic_id)
     return {
         **stored.public(),
         "history": [p.__dict__ for p in history],
@@ -100,6 +100,6 @@ async def get_topic(topic_id: str, runtime: RuntimeDep, _: ApiKey) -> dict:
 
 
 @router.get("/sources", tags=["sources"], summary="Every source with its health")
-async def list_sources(runtime: RuntimeDep, _: ApiKey) -> dict:
-    return {"items": [s.public() for s in await source_statuses(runtime)],
-            "replaying_fixtures": runtime.collector.replaying}
+async def list_sources(collector: CollectorDep, store: StoreDep, _: ApiKey) -> dict:
+    return {"items": [s.public() for s in await source_statuses(collector.sources, store)],
+            "replaying_fixtures": collector.replaying}

@@ -7,15 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from ..deps import ApiKey, RuntimeDep
+from ..deps import ApiKey, EngineDep
 from ..errors import AUTHED_ERRORS, ApiError, error_responses
 
 router = APIRouter(prefix="/v1/workflows", tags=["workflows"], responses=AUTHED_ERRORS)
 
 
 @router.get("", summary="Workflows, load errors and recent runs")
-async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
-    engine = runtime.engine
+async def list_workflows(engine: EngineDep, _: ApiKey) -> dict:
     runs = await asyncio.to_thread(engine.recent_runs, 20)
     return {
         "items": [{"name": w.name, "description": w.description, "enabled": w.enabled,
@@ -26,8 +25,7 @@ async def list_workflows(runtime: RuntimeDep, _: ApiKey) -> dict:
 
 
 @router.post("/{name}/run", summary="Run a workflow now", responses=error_responses(409))
-async def run_workflow(name: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, _: ApiKey) -> dict:
-    engine = runtime.engine
+async def run_workflow(name: Annotated[str, Path(max_length=64)], engine: EngineDep, _: ApiKey) -> dict:
     spec = engine.get(name)  # unknown names answer 400 listing the valid ones
     event = getattr(spec.trigger, "event", None)
     if event:
