@@ -59,9 +59,9 @@ log = logging.getLogger("trendlens.runtime")
 
 def _caption_fanout(settings: Settings) -> CaptionFanout:
     """In process by default; through Redis when instances share one (`TRENDLENS_REDIS_URL`)."""
-    if settings.redis_url is None:
+    if settings.store.redis_url is None:
         return HudHub()
-    return RedisFanout(settings.redis_url.get_secret_value())
+    return RedisFanout(settings.store.redis_url.get_secret_value())
 T = TypeVar("T")
 
 
@@ -95,17 +95,18 @@ class Runtime:
         if llm is not None:
             import httpx
 
-            llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
+            llm_client = httpx.AsyncClient(timeout=llm.timeout_s)
         self.composer = CaptionComposer(self.index, llm=llm, llm_client=llm_client)
         # the MentraOS app server (`mentra`, when that display is configured) hears transcripts only
         # once the service runs, by which time the live loop below exists
         displays, self.mentra = build_displays(settings, hud, on_transcript=self._on_mentra_transcript)
         self.router = DisplayRouter(displays)
         self.fetch_job = FetchJob(collector, job_locks_for(settings))
-        self.deps = PartsDeps(store=store, data_dir=settings.data_dir, index=self.index, composer=self.composer,
+        self.deps = PartsDeps(store=store, data_dir=settings.store.data_dir, index=self.index, composer=self.composer,
                               router=self.router, fetch_job=self.fetch_job)
-        self._engine = WorkflowEngine(self.deps, settings.workflows_dir or workflows_dir())
-        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        self._engine = WorkflowEngine(self.deps, settings.live.workflows_dir or workflows_dir())
+        redis_url = settings.store.redis_url
+        shared = RedisSessionState(redis_url.get_secret_value()) if redis_url is not None else None
         self.live = LiveLoop(self._engine, sessions, metrics=self.metrics, shared=shared)
 
     # -- construction ----------------------------------------------------------
@@ -115,7 +116,7 @@ class Runtime:
         """Open the store and the collector, make every part and watch them; the model is loaded later
         by `start` (off the event loop)."""
         store = store or open_store(settings)
-        sessions = SessionManager(store, keep_text=settings.keep_utterances_days > 0)
+        sessions = SessionManager(store, keep_text=settings.store.keep_utterances_days > 0)
         runtime = cls(settings=settings, store=store, collector=collector or Collector(settings, store),
                       sessions=sessions, hud=_caption_fanout(settings), embedder=embedder)
         runtime.collector.metrics = runtime.metrics

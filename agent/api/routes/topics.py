@@ -33,7 +33,7 @@ _INGEST_ERRORS: dict[int | str, dict] = {
 def _queue(request: Request) -> IngestQueue:
     queue = getattr(request.app.state, "ingest", None)
     if queue is None:
-        queue = request.app.state.ingest = IngestQueue(request.app.state.runtime.settings.ingest_queue_topics)
+        queue = request.app.state.ingest = IngestQueue(request.app.state.runtime.settings.server.ingest_queue_topics)
     return queue
 
 
