@@ -161,3 +161,8 @@ def test_no_source_holds_the_settings(tmp_path) -> None:
         assert not any(isinstance(value, Settings) for value in vars(source).values()), source.name
     weibo = next(s for s in sources if s.name == "weibo")
     assert weibo.interval == Weibo.interval_s  # no override: the source's own
+
+
+def test_a_source_given_the_whole_settings_says_how_to_make_its_options(tmp_path) -> None:
+    with pytest.raises(TypeError, match=r"weibo takes WeiboOptions, not Settings; Weibo.from_settings\(settings\)"):
+        Weibo(Settings(data_dir=tmp_path))  # type: ignore[arg-type]

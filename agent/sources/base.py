@@ -93,6 +93,9 @@ class Source(ABC):
     options_type: ClassVar[type[SourceOptions]] = SourceOptions
 
     def __init__(self, options: SourceOptions | None = None) -> None:
+        if options is not None and not isinstance(options, self.options_type):  # e.g. the whole Settings
+            raise TypeError(f"{self.name} takes {self.options_type.__name__}, not {type(options).__name__}; "
+                            f"{type(self).__name__}.from_settings(settings) makes them")
         self.options = options if options is not None else self.options_type()
 
     @classmethod
