@@ -52,11 +52,10 @@ class Collector:
     def __post_init__(self) -> None:
         if not self.sources:
             self.sources = build_sources(self.settings)
+        fetch = self.settings.fetch
         for s in self.sources:
-            self.breakers.setdefault(s.name, CircuitBreaker(self.settings.breaker_threshold,
-                                                            self.settings.breaker_cooldown_s))
-        self.replaying = self.settings.offline
-        self._live_settings = {id(s): s.settings for s in self.sources}  # restored when live again
+            self.breakers.setdefault(s.name, CircuitBreaker(fetch.breaker_threshold, fetch.breaker_cooldown_s))
+        self.replaying = fetch.offline
         self._http: HttpFetcher | None = None
         self._lock = asyncio.Lock()
 
@@ -65,32 +64,28 @@ class Collector:
         """Why the synthetic snapshot is served, or None while fetching live."""
         if not self.replaying:
             return None
-        return "offline mode" if self.settings.offline else "live fetches failed: network unreachable"
+        return "offline mode" if self.settings.fetch.offline else "live fetches failed: network unreachable"
 
     def _fetcher(self) -> HttpFetcher:
         if self._http is None:
-            transport = (ReplayTransport(self.sources, snapshot_dir(self.settings.snapshot_dir)) if self.replaying
+            fetch = self.settings.fetch
+            transport = (ReplayTransport(self.sources, snapshot_dir(fetch.snapshot_dir)) if self.replaying
                          else self.transport)
-            policy = FetchPolicy.from_settings(self.settings)
+            policy = FetchPolicy.from_options(fetch)
             if self.replaying:
                 policy = FetchPolicy(retries=0, timeout_s=5, deadline_s=10, max_body_bytes=policy.max_body_bytes)
-            self._http = HttpFetcher(make_client(self.settings, transport), policy)
+            self._http = HttpFetcher(make_client(fetch, transport), policy, replaying=self.replaying)
         return self._http
 
     async def switch_to_replay(self) -> None:
         await self.aclose()
-        self.replaying = True
-        # sources see offline mode too (e.g. Reddit needs no credentials to replay its snapshot)
-        for source in self.sources:
-            source.settings = source.settings.model_copy(update={"offline": True})
+        self.replaying = True  # the next fetcher replays, and says so to the sources it serves
         for breaker in self.breakers.values():
             breaker.record(True)
 
     async def switch_to_live(self) -> None:
         await self.aclose()
         self.replaying = False
-        for source in self.sources:
-            source.settings = self._live_settings.get(id(source), source.settings)
 
     async def probe(self) -> bool:
         """Whether the network answers: any HTTP response from a source's endpoint counts."""
@@ -103,7 +98,7 @@ class Collector:
         urls = list(dict.fromkeys(urls))[:3]
         if not urls:
             return False
-        async with make_client(self.settings, self.transport) as client:
+        async with make_client(self.settings.fetch, self.transport) as client:
             async def one(url: str) -> bool:
                 try:
                     await client.head(url, timeout=PROBE_TIMEOUT_S)
@@ -117,7 +112,7 @@ class Collector:
         """Fetch the named sources (all when None) once and store the result atomically."""
         chosen = [s for s in self.sources if names is None or s.name in names]
         async with self._lock:
-            if self.replaying and not self.settings.offline and await self.probe():
+            if self.replaying and not self.settings.fetch.offline and await self.probe():
                 log.warning("network answers again: fetching live data instead of the %s", SYNTHETIC)
                 await self.switch_to_live()
             started = utcnow()
@@ -127,7 +122,7 @@ class Collector:
             outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
             if not self.replaying and self.fallback_to_replay and _network_unreachable(outcomes):
                 log.warning("network unreachable (no source could connect): replaying the %s from %s "
-                            "instead of live data", SYNTHETIC, snapshot_dir(self.settings.snapshot_dir))
+                            "instead of live data", SYNTHETIC, snapshot_dir(self.settings.fetch.snapshot_dir))
                 await self.switch_to_replay()
                 started = utcnow()
                 outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)

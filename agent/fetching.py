@@ -22,7 +22,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from .errors import CircuitOpenError, FetchError, SourceDisabled, SourceError, TooLargeError
 from .models import Topic
-from .settings import Settings
+from .settings import FetchOptions
 from .sources.base import Source
 
 __all__ = ["CircuitBreaker", "FetchPolicy", "HttpFetcher", "SourceOutcome", "fetch_all", "make_client"]
@@ -38,17 +38,17 @@ class FetchPolicy:
     max_body_bytes: int = 5_000_000
 
     @classmethod
-    def from_settings(cls, s: Settings) -> FetchPolicy:
-        return cls(timeout_s=s.fetch_timeout_s, deadline_s=s.fetch_deadline_s, retries=s.fetch_retries,
-                   backoff_s=s.fetch_backoff_s, max_body_bytes=s.max_body_bytes)
+    def from_options(cls, fetch: FetchOptions) -> FetchPolicy:
+        return cls(timeout_s=fetch.timeout_s, deadline_s=fetch.deadline_s, retries=fetch.retries,
+                   backoff_s=fetch.backoff_s, max_body_bytes=fetch.max_body_bytes)
 
 
-def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+def make_client(fetch: FetchOptions, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
     """The one client every source shares (connection pooling, HTTP keep-alive)."""
     return httpx.AsyncClient(
         transport=transport,
-        headers={"User-Agent": settings.user_agent, "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"},
-        timeout=httpx.Timeout(settings.fetch_timeout_s),
+        headers={"User-Agent": fetch.user_agent, "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"},
+        timeout=httpx.Timeout(fetch.timeout_s),
         follow_redirects=True,
         limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
     )
@@ -79,10 +79,11 @@ class _Cached:
 class HttpFetcher:
     """GET with retries, backoff, conditional requests and a body size cap."""
 
-    def __init__(self, client: httpx.AsyncClient, policy: FetchPolicy | None = None, *,
+    def __init__(self, client: httpx.AsyncClient, policy: FetchPolicy | None = None, *, replaying: bool = False,
                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         self.client = client
         self.policy = policy or FetchPolicy()
+        self.replaying = replaying  # the client answers from a snapshot, not the network
         self._sleep = sleep
         self._cache: dict[str, _Cached] = {}
 
@@ -200,7 +201,7 @@ async def fetch_one(source: Source, http: HttpFetcher, breaker: CircuitBreaker |
                     deadline_s: float | None = None) -> SourceOutcome:
     """Fetch one source; every failure becomes an outcome, never an exception."""
     started = time.monotonic()
-    reason = source.disabled_reason()
+    reason = source.disabled_reason(replaying=http.replaying)
     if reason:
         return SourceOutcome(source=source.name, error=SourceDisabled(source.name, reason))
     if breaker and not breaker.allow():

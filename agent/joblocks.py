@@ -120,7 +120,7 @@ class AdvisoryJobLocks:
 
 def job_locks_for(settings: Settings) -> JobLocks:
     """Advisory locks on the shared database when there is one; else the single-instance default."""
-    url = settings.database_url
+    url = settings.store.database_url
     if url is None:
         return LocalJobLocks()
     try:

@@ -30,11 +30,12 @@ class LlmConfig:
     @classmethod
     def from_settings(cls, settings: Settings) -> LlmConfig | None:
         """The configured endpoint (`TRENDLENS_LLM_*`), or None when no LLM is configured."""
-        if not settings.llm_base_url:
+        options = settings.llm
+        if not options.base_url:
             return None
-        return cls(base_url=settings.llm_base_url, model=settings.llm_model,
-                   api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
-                   timeout_s=settings.llm_timeout_s)
+        return cls(base_url=options.base_url, model=options.model,
+                   api_key=options.api_key.get_secret_value() if options.api_key else None,
+                   timeout_s=options.timeout_s)
 
 
 class LlmFailed(Exception):

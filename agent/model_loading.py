@@ -50,8 +50,9 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
         log.info("ranking math on %d BLAS thread(s)", threads)
     batcher = MicroBatcher(embedder) if embedder is not None else None
     cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
+    deadline_ms = settings.ranking.encode_deadline_ms
     ranker = Ranker(embedder, batcher=batcher, cache=cache,
-                    encode_deadline_s=settings.encode_deadline_ms / 1000 if settings.encode_deadline_ms else None)
+                    encode_deadline_s=deadline_ms / 1000 if deadline_ms else None)
     if embedder is not None:
         log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
         # the first real utterance should not pay for lazy initialisation
@@ -68,8 +69,8 @@ def blas_threads_for(settings: Settings, embedder: Any) -> int | None:
     so one thread is the default there. With a model in process the encode is most of the cost
     and the library's default is kept; `TRENDLENS_BLAS_THREADS` overrides both.
     """
-    if settings.blas_threads is not None:
-        return settings.blas_threads
+    if settings.ranking.blas_threads is not None:
+        return settings.ranking.blas_threads
     if embedder is None or getattr(embedder, "backend", None) == "openai":
         return 1
     return None

@@ -60,9 +60,9 @@ log = logging.getLogger("trendlens.runtime")
 
 def _caption_fanout(settings: Settings) -> CaptionFanout:
     """In process by default; through Redis when instances share one (`TRENDLENS_REDIS_URL`)."""
-    if settings.redis_url is None:
+    if settings.store.redis_url is None:
         return HudHub()
-    return RedisFanout(settings.redis_url.get_secret_value())
+    return RedisFanout(settings.store.redis_url.get_secret_value())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,14 +113,14 @@ class Runtime:
         """
         store = store or open_store(settings)
         metrics = Metrics()
-        sessions = SessionManager(store, keep_text=settings.keep_utterances_days > 0)
+        sessions = SessionManager(store, keep_text=settings.store.keep_utterances_days > 0)
         hud = _caption_fanout(settings)
         index = TopicIndex(store, metrics=metrics)
         collector = Collector(settings, store, transport=transport, metrics=metrics, listeners=[index.after_cycle])
         fetch_job = FetchJob(collector, job_locks_for(settings))
         llm = LlmConfig.from_settings(settings)
         if llm_client is None and llm is not None:
-            llm_client = httpx.AsyncClient(timeout=settings.llm_timeout_s)
+            llm_client = httpx.AsyncClient(timeout=settings.llm.timeout_s)
         composer = CaptionComposer(index, llm=llm, llm_client=llm_client)
 
         async def on_transcript(heard: Heard) -> list[Caption]:
@@ -129,10 +129,11 @@ class Runtime:
 
         displays, mentra = build_displays(settings, hud, on_transcript=on_transcript)
         router = DisplayRouter(displays)
-        deps = PartsDeps(store=store, data_dir=settings.data_dir, index=index, composer=composer,
+        deps = PartsDeps(store=store, data_dir=settings.store.data_dir, index=index, composer=composer,
                          router=router, fetch_job=fetch_job)
-        engine = WorkflowEngine(deps, settings.workflows_dir or workflows_dir())
-        shared = RedisSessionState(settings.redis_url.get_secret_value()) if settings.redis_url is not None else None
+        engine = WorkflowEngine(deps, settings.live.workflows_dir or workflows_dir())
+        redis_url = settings.store.redis_url
+        shared = RedisSessionState(redis_url.get_secret_value()) if redis_url is not None else None
         live = LiveLoop(engine, sessions, metrics=metrics, shared=shared)
         _watch(metrics, sessions, index)
         return cls(settings=settings, store=store, metrics=metrics, sessions=sessions, hud=hud, index=index,

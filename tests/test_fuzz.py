@@ -8,11 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.errors import SourceError
-from agent.settings import Settings
 from agent.sources import REGISTRY
 
-SETTINGS = Settings(data_dir="/tmp/trendlens-fuzz")
-PARSERS = [cls(SETTINGS) for cls in REGISTRY.values()]
+PARSERS = [cls() for cls in REGISTRY.values()]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=50),

@@ -31,8 +31,8 @@ log = logging.getLogger("trendlens.api")
 
 def _limiter(settings: Settings, rate: float, burst: int) -> RateLimiter | RedisRateLimiter:
     """Token buckets in Redis when instances share one, else in process."""
-    if settings.redis_url is not None:
-        return RedisRateLimiter(settings.redis_url.get_secret_value(), rate, burst)
+    if settings.store.redis_url is not None:
+        return RedisRateLimiter(settings.store.redis_url.get_secret_value(), rate, burst)
     return RateLimiter(rate, burst)
 
 
@@ -41,6 +41,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     """Build the app. Tests pass their own settings/runtime and `schedule=False`; a caller that
     already started its runtime (the demo) passes `start_runtime=False` and closes it itself."""
     settings = settings or get_settings()
+    server = settings.server
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,13 +56,12 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             if announce_key:
                 # shown once; only its hash is kept
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
-        elif not settings.api_keys and not list_keys(rt.store):
+        elif not server.api_keys and not list_keys(rt.store):
             log.warning("every stored API key is revoked: requests are refused until one is made "
                         "(`trendlens keys create`)")
         app.state.keys = keys
-        app.state.limiter = _limiter(settings, settings.rate_limit_per_s, settings.rate_limit_burst)
-        app.state.session_limiter = _limiter(settings, settings.session_rate_limit_per_s,
-                                             settings.session_rate_limit_burst)
+        app.state.limiter = _limiter(settings, server.rate_limit_per_s, server.rate_limit_burst)
+        app.state.session_limiter = _limiter(settings, server.session_rate_limit_per_s, server.session_rate_limit_burst)
         if start_runtime:
             await rt.start()
         scheduler = None
@@ -70,7 +70,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             rt.index.debounce_s = SCHEDULED_DEBOUNCE_S  # a burst of fetch jobs costs one rebuild
             scheduler = build_scheduler(rt.collector, first_run_now=False, fetch=rt.fetch_job)
             schedule_workflows(scheduler, rt.engine, rt.fetch_job.locks)
-            schedule_index_follow(scheduler, rt.index.follow, settings.index_poll_s)
+            schedule_index_follow(scheduler, rt.index.follow, settings.store.index_poll_s)
             scheduler.start()
             # first snapshot now, in the background, through the scheduler's own fetch job:
             # the API answers while sources load
@@ -95,10 +95,10 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                   docs_url=None, redoc_url=None)  # served offline by install_docs
     install_docs(app)
     install_error_handlers(app)
-    if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+    if server.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=server.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
     for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health):
         app.include_router(module.router)
     app.router.routes.append(mcp.route)

@@ -68,7 +68,7 @@ class KeyRing:
     def __init__(self, settings: Settings, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self._clock = clock
-        self._env = {hash_key(k.strip()) for k in (settings.api_keys or "").split(",") if k.strip()}
+        self._env = {hash_key(k.strip()) for k in (settings.server.api_keys or "").split(",") if k.strip()}
         self._seen: dict[str, float] = {}  # stored keys' hashes -> when the store said so (few: never evicted)
         self._unknown: OrderedDict[str, float] = OrderedDict()  # hashes the store lacked -> when, oldest first
         self.guesses = GuessThrottle(clock=clock)

@@ -71,7 +71,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
 
     console = Console()
     base = get_settings()
-    data_dir = base.data_dir / "demo"
+    data_dir = base.store.data_dir / "demo"
     # a fresh store each run (the embedding cache beside it is kept: titles are embedded once)
     for stale in data_dir.glob("trendlens.sqlite3*"):
         stale.unlink()

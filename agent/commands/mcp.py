@@ -45,7 +45,7 @@ async def serve_stdio(settings: Settings, *, fetch: bool = True) -> None:
     runtime = Runtime.build(settings)
     scheduler = (build_scheduler(runtime.collector, first_run_now=False, fetch=runtime.fetch_job) if fetch
                  else AsyncIOScheduler(timezone="UTC"))
-    schedule_index_follow(scheduler, runtime.index.follow, settings.index_poll_s or 5.0)
+    schedule_index_follow(scheduler, runtime.index.follow, settings.store.index_poll_s or 5.0)
     refresh: asyncio.Task[object] | None = None
 
     async def warm_up() -> None:

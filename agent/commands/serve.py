@@ -36,15 +36,16 @@ def run(args: argparse.Namespace) -> int:
     if args.port:
         updates["port"] = args.port
     settings = settings.model_copy(update=updates)
-    if not port_is_free(settings.host, settings.port):
-        raise ConfigError(f"port {settings.port} on {settings.host} is in use (is trendlens already running?); "
+    listen = settings.server
+    if not port_is_free(listen.host, listen.port):
+        raise ConfigError(f"port {listen.port} on {listen.host} is in use (is trendlens already running?); "
                           "choose another with --port")
     log.info("store: %s; sources: %s", store_location(settings),
-             f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.offline
+             f"the {SYNTHETIC} (--offline; made-up hot lists, not live data)" if settings.fetch.offline
              else f"live, falling back to the {SYNTHETIC} while the network is unreachable")
     app = create_app(settings)
     # websockets-sansio: the implementation on the current websockets API (the default one is deprecated)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
+    config = uvicorn.Config(app, host=listen.host, port=listen.port, log_level="info", access_log=False,
                             ws="websockets-sansio", ws_max_size=MAX_FRAME_BYTES)
 
     class Server(uvicorn.Server):

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _folder() -> Path:
-    return get_settings().workflows_dir or workflows_dir()
+    return get_settings().live.workflows_dir or workflows_dir()
 
 
 def _load_all(paths: list[Path]) -> tuple[dict, dict]:

@@ -23,20 +23,20 @@ def build_displays(settings: Settings, hud: Display, *,
     """
     displays: dict[str, Display] = {"hud": hud}
     mentra = None
-    s = settings
-    for name in s.displays:
+    live, glasses = settings.live, settings.mentra
+    for name in live.displays:
         if name == "stdout":
             displays[name] = StdoutDisplay()
         elif name == "webhook":
-            if not s.webhook_url or not s.webhook_secret:
+            if not live.webhook_url or not live.webhook_secret:
                 raise ConfigError("display 'webhook' needs TRENDLENS_WEBHOOK_URL and TRENDLENS_WEBHOOK_SECRET")
-            displays[name] = WebhookDisplay(s.webhook_url, client=httpx.AsyncClient(timeout=5.0),
-                                            secret=s.webhook_secret.get_secret_value())
+            displays[name] = WebhookDisplay(live.webhook_url, client=httpx.AsyncClient(timeout=5.0),
+                                            secret=live.webhook_secret.get_secret_value())
         elif name == "mentra":
-            if not s.mentra_api_key:
+            if not glasses.api_key:
                 raise ConfigError("display 'mentra' needs TRENDLENS_MENTRA_API_KEY (the app's MentraOS API key)")
-            config = MentraConfig(package_name=s.mentra_package, api_key=s.mentra_api_key.get_secret_value(),
-                                  languages=tuple(s.mentra_languages), allowed_hosts=tuple(s.mentra_allowed_hosts))
+            config = MentraConfig(package_name=glasses.package, api_key=glasses.api_key.get_secret_value(),
+                                  languages=tuple(glasses.languages), allowed_hosts=tuple(glasses.allowed_hosts))
             mentra = MentraApp(config, on_transcript=on_transcript)
             displays[name] = mentra.display
         elif name != "hud":

@@ -240,7 +240,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                      description="Every source with its health: last success, item count, failures, last error.")
     async def sources() -> str:
         runtime = await get_runtime()
-        statuses = await source_statuses(runtime.collector.sources, runtime.store)
+        statuses = await source_statuses(runtime.collector.sources, runtime.store,
+                                         replaying=runtime.collector.replaying)
         return json.dumps({"items": [s.public() for s in statuses],
                            "data": "synthetic demo snapshot" if runtime.collector.replaying else "live"},
                           ensure_ascii=False)

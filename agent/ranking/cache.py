@@ -14,10 +14,14 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import StoreError
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 __all__ = ["EmbeddingCache"]
 
@@ -60,8 +64,8 @@ class EmbeddingCache:
         self.misses = 0
 
     @classmethod
-    def for_settings(cls, settings) -> EmbeddingCache:  # type: ignore[no-untyped-def]
-        return cls(Path(settings.data_dir) / "embeddings.sqlite3")
+    def for_settings(cls, settings: Settings) -> EmbeddingCache:
+        return cls(Path(settings.store.data_dir) / "embeddings.sqlite3")
 
     def get_many(self, model: str, texts: Sequence[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
         """`(vectors, found)`: float32 (n, dim) with zero rows where `found` is False."""

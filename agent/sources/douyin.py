@@ -8,16 +8,18 @@ topics without heat of their own), kept after the ranked list with rank None.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 import httpx
 
 from ..errors import FetchError, ParseError, SourceError, UpstreamError
 from ..models import Topic
-from .base import Endpoint, Source, _combine, check_envelope, dig, load_json
+from .base import Endpoint, Source, SourceOptions, _combine, check_envelope, dig, load_json
 
 if TYPE_CHECKING:
+    from ..settings import Settings
     from .fetcher import Fetcher
 
 WEB_URL = ("https://www.douyin.com/aweme/v1/web/hot/search/list/"
@@ -25,6 +27,15 @@ WEB_URL = ("https://www.douyin.com/aweme/v1/web/hot/search/list/"
 APP_URL = ("https://aweme.snssdk.com/aweme/v1/hot/search/list/"
            "?device_platform=android&version_name=13.2.0&version_code=130200&aid=1128")
 COOKIE_URL = "https://login.douyin.com/"
+
+
+@dataclass(frozen=True, kw_only=True)
+class DouyinOptions(SourceOptions):
+    cookie: str | None = None  # TRENDLENS_DOUYIN_COOKIE; else a visitor cookie is fetched
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return replace(super().from_settings(settings, name), cookie=settings.platforms.douyin_cookie)
 
 
 class Douyin(Source):
@@ -35,8 +46,11 @@ class Douyin(Source):
     domains = ("douyin.com",)
     replay = "hot-search.json"
 
-    def __init__(self, settings: Any) -> None:
-        super().__init__(settings)
+    options_type = DouyinOptions
+    options: DouyinOptions
+
+    def __init__(self, options: DouyinOptions | None = None) -> None:
+        super().__init__(options)
         self._visitor_cookie: str | None = None
 
     def endpoints(self) -> list[Endpoint]:
@@ -61,9 +75,9 @@ class Douyin(Source):
         raise _combine(self.name, failures)
 
     async def _cookie(self, http: Fetcher) -> str | None:
-        """settings.douyin_cookie, else the visitor cookies login.douyin.com sets (cached)."""
-        if self.settings.douyin_cookie:
-            return self.settings.douyin_cookie
+        """TRENDLENS_DOUYIN_COOKIE, else the visitor cookies login.douyin.com sets (cached)."""
+        if self.options.cookie:
+            return self.options.cookie
         if self._visitor_cookie is None:
             try:
                 async with http.client.stream("GET", COOKIE_URL, timeout=http.policy.timeout_s) as response:

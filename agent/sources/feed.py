@@ -1,4 +1,4 @@
-"""Any RSS 2.0 / Atom / JSON Feed the user configures in `settings.feeds`.
+"""Any RSS 2.0 / Atom / JSON Feed the user configures in `feeds` (`TRENDLENS_FEEDS`).
 
 One `Feed` instance per configured feed (see `feed_sources`); its name, interval and
 domains come from the config. Built without a config (`trendlens parse feed FILE`) it
@@ -15,6 +15,7 @@ import html
 import io
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -24,12 +25,12 @@ import feedparser
 
 from ..errors import ParseError
 from ..models import Lang, Topic
-from .base import Endpoint, Source, decode_text, ensure_not_blocked, load_json
+from .base import Endpoint, Source, SourceOptions, decode_text, ensure_not_blocked, load_json
 
 if TYPE_CHECKING:
     from ..settings import FeedConfig, Settings
 
-__all__ = ["Feed", "feed_sources", "parse_xml"]
+__all__ = ["Feed", "FeedOptions", "feed_sources", "parse_xml"]
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 RDF = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}"
@@ -92,16 +93,27 @@ def _http(link: str | None) -> str | None:
     return link if parts.scheme in ("http", "https") and parts.hostname and "@" not in parts.netloc else None
 
 
+@dataclass(frozen=True, kw_only=True)
+class FeedOptions(SourceOptions):
+    config: FeedConfig | None = None  # one entry of TRENDLENS_FEEDS; None: a parser only
+
+    @classmethod
+    def for_feed(cls, settings: Settings, config: FeedConfig) -> FeedOptions:
+        return replace(cls.from_settings(settings, config.name), config=config)
+
+
 class Feed(Source):
     name = "feed"
     title = "RSS / Atom / JSON Feed"
     lang = "other"
     interval_s = 900
     replay = "rss.xml"
+    options_type = FeedOptions
+    options: FeedOptions
 
-    def __init__(self, settings: Settings, config: FeedConfig | None = None) -> None:
-        super().__init__(settings)
-        self.config = config
+    def __init__(self, options: FeedOptions | None = None) -> None:
+        super().__init__(options)
+        self.config = config = self.options.config
         if config is not None:
             self.name = config.name  # type: ignore[misc]
             self.interval_s = config.interval_s  # type: ignore[misc]
@@ -111,7 +123,7 @@ class Feed(Source):
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(self.config.url, headers={"Accept": _ACCEPT})] if self.config else []
 
-    def disabled_reason(self) -> str | None:
+    def disabled_reason(self, *, replaying: bool = False) -> str | None:
         return None if self.config else "no feed URL configured (add one under `feeds` in the settings)"
 
     def parse(self, body: bytes, *, url: str | None = None) -> list[Topic]:
@@ -184,5 +196,5 @@ class Feed(Source):
 
 
 def feed_sources(settings: Settings) -> list[Feed]:
-    """One `Feed` source per entry of `settings.feeds`."""
-    return [Feed(settings, config) for config in settings.feeds]
+    """One `Feed` source per entry of `TRENDLENS_FEEDS`."""
+    return [Feed(FeedOptions.for_feed(settings, config)) for config in settings.fetch.feeds]

@@ -29,6 +29,11 @@ class Fetcher(Protocol):
     @property
     def policy(self) -> FetcherPolicy: ...
 
+    @property
+    def replaying(self) -> bool:
+        """Whether answers come from a snapshot rather than the network (no credentials needed then)."""
+        ...
+
     async def get(self, source: str, url: str, *, headers: Mapping[str, str] | None = None,
                   method: str = "GET", data: Mapping[str, str] | None = None,
                   auth: tuple[str, str] | None = None) -> bytes:

@@ -1,15 +1,29 @@
-"""Google Trends "trending now" RSS (RSS 2.0 + the ht: namespace) for `settings.google_trends_geo`."""
+"""Google Trends "trending now" RSS (RSS 2.0 + the ht: namespace) for `TRENDLENS_GOOGLE_TRENDS_GEO`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Self
 from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import ParseError
 from ..models import Lang, Topic, detect_lang
-from .base import Endpoint, Source
+from .base import Endpoint, Source, SourceOptions
 from .feed import _http, parse_xml, plain
 
+if TYPE_CHECKING:
+    from ..settings import Settings
+
 HT = "{https://trends.google.com/trending/rss}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoogleTrendsOptions(SourceOptions):
+    geo: str = "US"  # TRENDLENS_GOOGLE_TRENDS_GEO: the country whose list is fetched
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return replace(super().from_settings(settings, name), geo=settings.platforms.google_trends_geo)
 
 
 class GoogleTrends(Source):
@@ -19,10 +33,12 @@ class GoogleTrends(Source):
     interval_s = 1800
     domains = ("google.com",)
     replay = "trending-rss.xml"
+    options_type = GoogleTrendsOptions
+    options: GoogleTrendsOptions
 
     @property
     def geo(self) -> str:
-        return (self.settings.google_trends_geo or "US").upper()
+        return (self.options.geo or "US").upper()
 
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(f"https://trends.google.com/trending/rss?geo={quote(self.geo)}",

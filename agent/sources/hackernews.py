@@ -15,16 +15,19 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
 
 from ..errors import ParseError, SourceError
 from ..models import Topic
 from ..resources import snapshot_dir
-from .base import Endpoint, Source, _combine, load_json
+from .base import Endpoint, Source, SourceOptions, _combine, load_json
 
 if TYPE_CHECKING:
     import httpx
 
+    from ..settings import Settings
     from .fetcher import Fetcher
 
 FIREBASE = "https://hacker-news.firebaseio.com/v0"
@@ -34,6 +37,16 @@ _ITEM_PATH = re.compile(r"/v0/item/(\d+)\.json$")
 _TAG = re.compile(r"<[^>]+>")
 
 
+@dataclass(frozen=True, kw_only=True)
+class HackerNewsOptions(SourceOptions):
+    # TRENDLENS_SNAPSHOT_DIR: replaying, an item the snapshot lacks is no request worth answering
+    snapshot_dir: Path | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return replace(super().from_settings(settings, name), snapshot_dir=settings.fetch.snapshot_dir)
+
+
 class HackerNews(Source):
     name = "hackernews"
     title = "Hacker News"
@@ -41,6 +54,8 @@ class HackerNews(Source):
     interval_s = 600
     domains = ("news.ycombinator.com", "ycombinator.com")
     replay = "front_page.json"
+    options_type = HackerNewsOptions
+    options: HackerNewsOptions
 
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(f"{FIREBASE}/topstories.json", "firebase"), Endpoint(ALGOLIA_URL, "algolia")]
@@ -85,7 +100,7 @@ class HackerNews(Source):
         match = _ITEM_PATH.search(path)
         if match:
             name = f"item-{match.group(1)}.json"
-            return name if (snapshot_dir(self.settings.snapshot_dir) / self.name / name).exists() else None
+            return name if (snapshot_dir(self.options.snapshot_dir) / self.name / name).exists() else None
         return self.replay
 
     def parse(self, body: bytes, *, url: str | None = None) -> list[Topic]:

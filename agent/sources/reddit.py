@@ -10,20 +10,38 @@ Offline replay needs no credentials (the token request is answered from the synt
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Self
+
+from pydantic import SecretStr
 
 from ..errors import ParseError, SourceDisabled, UpstreamError
 from ..models import Topic
-from .base import Endpoint, Source, check_envelope, load_json
+from ..settings import DEFAULT_CONTACT
+from .base import Endpoint, Source, SourceOptions, check_envelope, load_json
 
 if TYPE_CHECKING:
     import httpx
 
+    from ..settings import Settings
     from .fetcher import Fetcher
 
 TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
 LISTING_URL = "https://oauth.reddit.com/r/popular/hot?raw_json=1&limit=50"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RedditOptions(SourceOptions):
+    client_id: str | None = None  # TRENDLENS_REDDIT_CLIENT_ID and _SECRET: an app's, for app-only OAuth
+    client_secret: SecretStr | None = None
+    contact: str = DEFAULT_CONTACT  # TRENDLENS_CONTACT, in the User-Agent Reddit's API rules ask for
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        platforms = settings.platforms
+        return replace(super().from_settings(settings, name), client_id=platforms.reddit_client_id,
+                       client_secret=platforms.reddit_client_secret, contact=settings.fetch.contact)
 
 
 class Reddit(Source):
@@ -33,9 +51,11 @@ class Reddit(Source):
     interval_s = 600
     domains = ("reddit.com",)
     replay = "popular-hot.json"
+    options_type = RedditOptions
+    options: RedditOptions
 
-    def __init__(self, settings: Any) -> None:
-        super().__init__(settings)
+    def __init__(self, options: RedditOptions | None = None) -> None:
+        super().__init__(options)
         self._token: tuple[str, float] | None = None  # (token, monotonic expiry)
 
     @property
@@ -45,12 +65,12 @@ class Reddit(Source):
             version = metadata.version("trendlens")
         except metadata.PackageNotFoundError:
             version = "dev"
-        return f"python:trendlens:{version} (+{self.settings.contact})"
+        return f"python:trendlens:{version} (+{self.options.contact})"
 
-    def disabled_reason(self) -> str | None:
-        if self.settings.offline:
+    def disabled_reason(self, *, replaying: bool = False) -> str | None:
+        if replaying:  # the snapshot answers the token request too
             return None
-        if not self.settings.reddit_client_id or not self.settings.reddit_client_secret:
+        if not self.options.client_id or not self.options.client_secret:
             return ("set TRENDLENS_REDDIT_CLIENT_ID and TRENDLENS_REDDIT_CLIENT_SECRET (an app id and secret "
                     "from https://www.reddit.com/prefs/apps); Reddit answers 403 without OAuth")
         return None
@@ -59,7 +79,7 @@ class Reddit(Source):
         return [Endpoint(LISTING_URL, "oauth", {"User-Agent": self.user_agent})]
 
     async def fetch(self, http: Fetcher) -> list[Topic]:
-        reason = self.disabled_reason()
+        reason = self.disabled_reason(replaying=http.replaying)
         if reason:
             raise SourceDisabled(self.name, reason)
         token = await self._access_token(http)
@@ -75,8 +95,8 @@ class Reddit(Source):
     async def _access_token(self, http: Fetcher) -> str:
         if self._token and time.monotonic() < self._token[1]:
             return self._token[0]
-        secret = self.settings.reddit_client_secret
-        auth = (self.settings.reddit_client_id or "", secret.get_secret_value() if secret else "")
+        secret = self.options.client_secret
+        auth = (self.options.client_id or "", secret.get_secret_value() if secret else "")
         body = await http.get(self.name, TOKEN_URL, method="POST", data={"grant_type": "client_credentials"},
                               auth=auth, headers={"User-Agent": self.user_agent})
         data = load_json(self.name, body, TOKEN_URL)

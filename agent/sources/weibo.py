@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import parse_qs, quote, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
 from ..errors import ParseError
 from ..models import Topic
-from .base import Endpoint, Source, check_envelope, decode_text, dig, ensure_not_blocked, load_json
+from .base import Endpoint, Source, SourceOptions, check_envelope, decode_text, dig, ensure_not_blocked, load_json
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 _MOBILE_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
               "(KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1")
 _CONTAINER = "106003type%3D25%26t%3D3%26disable_hot%3D1%26filter_type%3Drealtimehot"
 _SEARCH = "https://s.weibo.com/weibo?q="
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeiboOptions(SourceOptions):
+    cookie: str | None = None  # TRENDLENS_WEIBO_COOKIE: a logged-in browser's, past the visitor wall
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return replace(super().from_settings(settings, name), cookie=settings.platforms.weibo_cookie)
 
 
 class Weibo(Source):
@@ -25,9 +38,11 @@ class Weibo(Source):
     interval_s = 120
     domains = ("weibo.com", "weibo.cn")
     replay = "hotsearch.json"
+    options_type = WeiboOptions
+    options: WeiboOptions
 
     def endpoints(self) -> list[Endpoint]:
-        cookie = {"Cookie": self.settings.weibo_cookie} if self.settings.weibo_cookie else {}
+        cookie = {"Cookie": self.options.cookie} if self.options.cookie else {}
         return [
             Endpoint("https://weibo.com/ajax/side/hotSearch", "web",
                      {"Referer": "https://weibo.com/", "Accept": "application/json", **cookie}),

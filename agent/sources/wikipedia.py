@@ -1,16 +1,18 @@
-"""Wikipedia's most-viewed articles of yesterday (Wikimedia pageviews API, `settings.wikipedia_project`)."""
+"""Wikipedia's most-viewed articles of yesterday (Wikimedia pageviews API, `TRENDLENS_WIKIPEDIA_PROJECT`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from .. import __version__
 from ..errors import ParseError, UpstreamError
 from ..models import Lang, Topic, utcnow
-from .base import Endpoint, Source, dig, load_json
+from ..settings import DEFAULT_CONTACT
+from .base import Endpoint, Source, SourceOptions, dig, load_json
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -23,6 +25,17 @@ _URL_SAFE = "()_,!:-.~"
 _SKIP_EXACT = {"Main_Page", "-", "Wikipedia:首页", "Undefined", "Main Page"}
 
 
+@dataclass(frozen=True, kw_only=True)
+class WikipediaOptions(SourceOptions):
+    project: str = "en.wikipedia"  # TRENDLENS_WIKIPEDIA_PROJECT, e.g. zh.wikipedia
+    contact: str = DEFAULT_CONTACT  # TRENDLENS_CONTACT: Wikimedia's UA policy asks for a way to reach us
+
+    @classmethod
+    def from_settings(cls, settings: Settings, name: str) -> Self:
+        return replace(super().from_settings(settings, name), project=settings.platforms.wikipedia_project,
+                       contact=settings.fetch.contact)
+
+
 class Wikipedia(Source):
     name = "wikipedia"
     title = "Wikipedia most viewed (yesterday)"
@@ -30,18 +43,20 @@ class Wikipedia(Source):
     interval_s = 21600
     domains = ("wikipedia.org",)
     replay = "top.json"
+    options_type = WikipediaOptions
+    options: WikipediaOptions
 
-    def __init__(self, settings: Settings, clock: Callable[[], datetime] = utcnow) -> None:
-        super().__init__(settings)
+    def __init__(self, options: WikipediaOptions | None = None, clock: Callable[[], datetime] = utcnow) -> None:
+        super().__init__(options)
         self.clock = clock
 
     @property
     def project(self) -> str:
-        return self.settings.wikipedia_project.strip().lower() or "en.wikipedia"
+        return self.options.project.strip().lower() or "en.wikipedia"
 
     def endpoints(self) -> list[Endpoint]:
         # Wikimedia's UA policy: identify the client and give a way to contact its operator.
-        ua = f"TrendLens/{__version__} ({self.settings.contact})"
+        ua = f"TrendLens/{__version__} ({self.options.contact})"
         headers = {"User-Agent": ua, "Api-User-Agent": ua, "Accept": "application/json"}
         today = self.clock().date()
         # yesterday's list appears during the day; the day before is the fallback when it 404s

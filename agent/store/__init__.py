@@ -16,17 +16,19 @@ __all__ = ["HeatPoint", "SQLiteStore", "SourceHealth", "Store", "StoredTopic", "
 
 def open_store(settings: Settings) -> Store:
     """The store the settings name: `TRENDLENS_DATABASE_URL`, else SQLite in the data dir."""
-    if settings.database_url is None:
-        return SQLiteStore(settings.db_path)
+    options = settings.store
+    if options.database_url is None:
+        return SQLiteStore(options.db_path)
     from .postgres import PostgresStore  # psycopg loads only for deployments that use it
 
-    return PostgresStore(settings.database_url.get_secret_value(), pool_size=settings.database_pool_size)
+    return PostgresStore(options.database_url.get_secret_value(), pool_size=options.database_pool_size)
 
 
 def store_location(settings: Settings) -> str:
     """Where the store is, fit for a log line (no password)."""
-    if settings.database_url is None:
-        return str(settings.db_path.resolve())
+    options = settings.store
+    if options.database_url is None:
+        return str(options.db_path.resolve())
     from .postgres import redact
 
-    return redact(settings.database_url.get_secret_value())
+    return redact(options.database_url.get_secret_value())

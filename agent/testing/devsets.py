@@ -124,7 +124,7 @@ def day_topics(day: str, settings: Any = None) -> list[Topic]:
     topics: list[Topic] = []
     for folder in sorted((DAYS / day).iterdir()):
         for path in sorted(folder.glob("*.json")):
-            topics.extend(source_class(folder.name)(settings).parse_body(path.read_bytes(), url=None))
+            topics.extend(source_class(folder.name).from_settings(settings).parse_body(path.read_bytes(), url=None))
     return topics
 
 

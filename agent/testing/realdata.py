@@ -42,7 +42,7 @@ def need_upstream(*, english: bool = False) -> None:
 
 
 def parse(source: str, file: str, settings: Settings) -> list[Topic]:
-    return REGISTRY[source](settings).parse_body((UPSTREAM / file).read_bytes())
+    return REGISTRY[source].from_settings(settings).parse_body((UPSTREAM / file).read_bytes())
 
 
 def lists(settings: Settings) -> tuple[dict[str, list[Topic]], dict[str, list[Topic]]]:

@@ -50,7 +50,7 @@ def load_day(day: str, shared: Path = SHARED) -> Day:
         if not folder.is_dir():
             continue
         (recording,) = sorted(folder.glob("*.json"))
-        topics = source_class(folder.name)(settings).parse_body(recording.read_bytes(), url=None)
+        topics = source_class(folder.name).from_settings(settings).parse_body(recording.read_bytes(), url=None)
         lists[folder.name] = topics
         for t in topics:
             parsed.setdefault((t.source, t.item_id), t)

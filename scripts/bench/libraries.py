@@ -76,13 +76,13 @@ def bench_feed(args: argparse.Namespace) -> None:
     for path in bodies:
         body = path.read_bytes()
         outs = []
-        for impl in (old.Feed(settings), Feed(settings)):
+        for impl in (old.Feed(settings), Feed()):
             try:
                 outs.append([t.model_dump(mode="json", exclude={"fetched_at"}) for t in impl.parse(body)])
             except SourceError as exc:
                 outs.append({"error": exc.kind, "message": str(exc)})
         t_old, _ = timed(lambda b=body: _quiet(old.Feed(settings).parse, b))
-        t_new, _ = timed(lambda b=body: _quiet(Feed(settings).parse, b))
+        t_new, _ = timed(lambda b=body: _quiet(Feed().parse, b))
         verdict = "identical" if outs[0] == outs[1] else "DIFFERENT"
         same += outs[0] == outs[1]
         shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else "../" / path.relative_to(ROOT.parent)

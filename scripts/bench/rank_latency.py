@@ -139,7 +139,7 @@ async def throughput(emb, queries: list[str], total: int) -> tuple[float, float,
 
 async def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--embedder", default=None, help="default: settings.embedder")
+    ap.add_argument("--embedder", default=None, help="default: TRENDLENS_EMBEDDER")
     ap.add_argument("--queries", type=int, default=200, help="latency samples per corpus size")
     ap.add_argument("--encode-total", type=int, default=256, help="texts encoded per throughput run")
     ap.add_argument("--skip-throughput", action="store_true", help="latency and RSS only")

@@ -55,7 +55,7 @@ LATENCY_S = {"weibo": 0.35, "zhihu": 0.30, "baidu": 0.25, "douyin": 0.45, "bilib
 def replay_app(settings: Settings):  # type: ignore[no-untyped-def]
     """An ASGI app answering /<host>/<path> from the synthetic demo snapshot, after that source's latency."""
     sources = build_sources(settings)
-    replay = ReplayTransport(sources, snapshot_dir(settings.snapshot_dir))
+    replay = ReplayTransport(sources, snapshot_dir(settings.fetch.snapshot_dir))
     by_host = {h: s for s in sources for e in s.endpoints() for h in [httpx.URL(e.url).host]}
 
     async def app(scope, receive, send):  # type: ignore[no-untyped-def]

@@ -141,7 +141,7 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
 
     key = "eval-key"
     data_dir = Path(tempfile.mkdtemp(prefix="tl-live-"))
-    cached = Path(settings.data_dir) / "embeddings.sqlite3"
+    cached = Path(settings.store.data_dir) / "embeddings.sqlite3"
     if cached.exists():  # topic vectors this checkout already computed: the service would have them too
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
     settings = settings.model_copy(update={"offline": True, "api_keys": key, "data_dir": data_dir,
@@ -422,7 +422,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N items of the split per language")
     ap.add_argument("--channels", nargs="+", default=["lexical", "dense", "hybrid"])
     ap.add_argument("--mixed", action="store_true", help="offline: one index of both languages' topics")
-    ap.add_argument("--embedder", default=None, help="default: settings.embedder")
+    ap.add_argument("--embedder", default=None, help="default: TRENDLENS_EMBEDDER")
     ap.add_argument("--live", action="store_true", help="replay through a real session (see above)")
     ap.add_argument("--profile", default="even-g1", help="live mode: the glasses profile of each session")
     ap.add_argument("--asr", action="store_true", help="lines as a speech recogniser delivers them (see above)")

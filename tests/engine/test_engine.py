@@ -168,7 +168,7 @@ async def test_digest_workflow_writes_its_file(runtime, tmp_path):
     engine = WorkflowEngine(runtime.deps, WORKFLOWS)
     record = await engine.run("daily_digest")
     assert record.status == "ok", record.error
-    files = list((runtime.settings.data_dir / "digests").glob("*.md"))
+    files = list((runtime.settings.store.data_dir / "digests").glob("*.md"))
     assert len(files) == 1 and files[0].read_text(encoding="utf-8").startswith("# 热梗透视镜 TrendLens digest")
 
 

@@ -126,7 +126,7 @@ def day_topics() -> list[Topic]:
     topics: list[Topic] = []
     for folder in sorted(_real(f"days/{DAY}").iterdir()):
         for path in sorted(folder.glob("*.json")):
-            topics.extend(source_class(folder.name)(Settings()).parse_body(path.read_bytes(), url=None))
+            topics.extend(source_class(folder.name)().parse_body(path.read_bytes(), url=None))
     return topics
 
 

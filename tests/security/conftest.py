@@ -17,8 +17,8 @@ OTHER_AUTH = {"Authorization": f"Bearer {OTHER}"}
 
 def app_client(data_dir: Path, **overrides) -> TestClient:
     runtime = make_runtime(data_dir, **overrides)
-    runtime.settings.api_keys = f"{KEY},{OTHER}"
-    return TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False))
+    settings = runtime.settings.model_copy(update={"api_keys": f"{KEY},{OTHER}"})
+    return TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False))
 
 
 @pytest.fixture

@@ -13,9 +13,11 @@ from agent.sources import Source
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def fetcher(handler: Handler) -> HttpFetcher:
-    """An HttpFetcher answering every request with `handler`, without retries."""
-    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0))
+def fetcher(handler: Handler, *, replaying: bool = False) -> HttpFetcher:
+    """An HttpFetcher answering every request with `handler`, without retries (`replaying`: as the
+    synthetic snapshot would)."""
+    return HttpFetcher(httpx.AsyncClient(transport=httpx.MockTransport(handler)), FetchPolicy(retries=0),
+                       replaying=replaying)
 
 
 async def fetch_with(source: Source, handler: Handler) -> list[Topic]:

@@ -18,7 +18,7 @@ EXPECTED = {
 def test_every_real_recording(settings) -> None:
     if not REAL.is_dir():
         pytest.skip("no shared upstream recordings here")
-    source = Baidu(settings)
+    source = Baidu()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
     for path in files:
@@ -38,14 +38,14 @@ def test_every_real_recording(settings) -> None:
 
 
 def test_page_shape_nested_and_pinned(settings) -> None:
-    topics = Baidu(settings).parse((case_path("baidu", "board-page.html")).read_bytes())
+    topics = Baidu().parse((case_path("baidu", "board-page.html")).read_bytes())
     assert len(topics) == 6
     assert all("总书记" not in t.title for t in topics)  # isTop row dropped
     assert topics[0].title == "春晚机器人扭秧歌惊艳全场"
 
 
 def test_failures(settings) -> None:
-    source = Baidu(settings)
+    source = Baidu()
     with pytest.raises(BlockedError):
         source.parse((case_path("baidu", "captcha.html")).read_bytes())
     with pytest.raises(UpstreamError, match="success=false"):
@@ -64,7 +64,7 @@ async def test_fetch_prefers_api(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    topics = await fetch_with(Baidu(settings), handler)
+    topics = await fetch_with(Baidu(), handler)
     assert [str(r.url) for r in seen] == ["https://top.baidu.com/api/board?platform=web&tab=realtime"]
     assert len(topics) == 20 and topics[0].heat == 7_904_216
 
@@ -79,6 +79,6 @@ async def test_fetch_falls_back_to_page(settings) -> None:
             return httpx.Response(200, content=(case_path("baidu", "upstream-error.json")).read_bytes())
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
-    topics = await fetch_with(Baidu(settings), handler)
+    topics = await fetch_with(Baidu(), handler)
     assert seen == ["/api/board", "/board"]
     assert len(topics) == 6

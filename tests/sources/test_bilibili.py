@@ -17,7 +17,7 @@ POPULAR = case_path("bilibili", "popular.json").read_bytes()
 def test_every_real_recording_parses(settings) -> None:
     if not RECORDED.is_dir():
         pytest.skip("no real bilibili recording exists (see PROVENANCE.md)")
-    source = Bilibili(settings)
+    source = Bilibili()
     for path in sorted(RECORDED.glob("*.json")):
         topics = source.parse(path.read_bytes())
         assert topics and topics[0].title and topics[0].heat and topics[0].heat > 0
@@ -25,7 +25,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 
 def test_parser_recognises_both_shapes(settings) -> None:
-    source = Bilibili(settings)
+    source = Bilibili()
     words, videos = source.parse(HOTWORD), source.parse(POPULAR)
     assert words[0].item_id == "w:春晚机器人" and words[0].title == "春晚机器人扭秧歌" and words[0].rank == 1
     assert words[0].url.startswith("https://search.bilibili.com/all?keyword=")
@@ -47,7 +47,7 @@ async def test_fetch_merges_both_lists(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=HOTWORD if str(request.url) == HOTWORD_URL else POPULAR)
 
-    topics = await Bilibili(settings).fetch(fetcher(handler))
+    topics = await Bilibili().fetch(fetcher(handler))
     assert sorted(str(r.url) for r in seen) == sorted([HOTWORD_URL, POPULAR_URL])
     assert all(r.headers["Referer"] == "https://www.bilibili.com/" for r in seen)
     assert len(topics) == 35
@@ -61,7 +61,7 @@ async def test_one_failing_list_does_not_sink_the_other(settings) -> None:
             return httpx.Response(200, json={"code": -352, "message": "-352", "ttl": 1})
         return httpx.Response(200, content=HOTWORD)
 
-    topics = await Bilibili(settings).fetch(fetcher(handler))
+    topics = await Bilibili().fetch(fetcher(handler))
     assert len(topics) == 15 and all(t.item_id.startswith("w:") for t in topics)
 
 
@@ -72,11 +72,11 @@ async def test_both_lists_failing_raises(settings) -> None:
         return httpx.Response(200, json={"code": -352, "message": "-352"})
 
     with pytest.raises(FetchError, match="fallbacks failed too: blocked"):
-        await Bilibili(settings).fetch(fetcher(handler))
+        await Bilibili().fetch(fetcher(handler))
 
 
 async def test_offline_replay_answers_both_requests(settings) -> None:
-    source = Bilibili(settings)
+    source = Bilibili()
 
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=case_path("bilibili", source.replay_case(request)).read_bytes())

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
-from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin
+from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin, DouyinOptions
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
@@ -19,7 +19,7 @@ def test_every_real_recording_parses(settings) -> None:
         pytest.skip("no shared upstream recordings here")
     files = sorted(RECORDED.glob("*.json"))
     assert files
-    source = Douyin(settings)
+    source = Douyin()
     for path in files:
         topics = source.parse(path.read_bytes())
         if path.name == "hot-search-2025-04-15.json":
@@ -35,7 +35,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 
 def test_parse_rejects_blocks_and_error_envelopes(settings) -> None:
-    source = Douyin(settings)
+    source = Douyin()
     with pytest.raises(UpstreamError, match="status_code=8"):
         source.parse(b'{"status_code": 8, "status_msg": "blocked"}')
     with pytest.raises(UpstreamError, match="empty data.word_list"):
@@ -58,7 +58,7 @@ async def test_fetch_takes_the_visitor_cookie_then_asks_the_web_list(settings) -
         assert str(request.url) == WEB_URL
         return httpx.Response(200, content=HOT)
 
-    source = Douyin(settings)
+    source = Douyin()
     topics = await source.fetch(fetcher(handler))
     assert len(topics) == 25 and topics[0].title == "春晚机器人扭秧歌"
     assert seen[1].headers["Cookie"] == "ttwid=abc; passport_csrf_token=xyz"
@@ -67,15 +67,14 @@ async def test_fetch_takes_the_visitor_cookie_then_asks_the_web_list(settings) -
     assert [str(r.url) for r in seen].count(COOKIE_URL) == 1
 
 
-async def test_configured_cookie_skips_the_login_request(settings) -> None:
-    settings.douyin_cookie = "sessionid=mine"
+async def test_configured_cookie_skips_the_login_request() -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, content=HOT)
 
-    await Douyin(settings).fetch(fetcher(handler))
+    await Douyin(DouyinOptions(cookie="sessionid=mine")).fetch(fetcher(handler))
     assert [str(r.url) for r in seen] == [WEB_URL]
     assert seen[0].headers["Cookie"] == "sessionid=mine"
 
@@ -91,7 +90,7 @@ async def test_empty_web_answer_falls_back_to_the_app_api(settings) -> None:
             return httpx.Response(200, content=b"")  # what the web list answers without a cookie
         return httpx.Response(200, content=APP)
 
-    topics = await Douyin(settings).fetch(fetcher(handler))
+    topics = await Douyin().fetch(fetcher(handler))
     assert seen == [COOKIE_URL, WEB_URL, APP_URL]
     assert topics[0].title == "春晚机器人扭秧歌"
     assert any(t.extra["rising"] for t in topics)
@@ -104,4 +103,4 @@ async def test_both_endpoints_failing_reports_both(settings) -> None:
         return httpx.Response(503) if str(request.url) == APP_URL else httpx.Response(200)
 
     with pytest.raises(UpstreamError, match="fallbacks failed too: fetch: HTTP 503"):
-        await Douyin(settings).fetch(fetcher(handler))
+        await Douyin().fetch(fetcher(handler))

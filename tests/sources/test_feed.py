@@ -18,7 +18,7 @@ def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
     files = sorted(folder.glob("*.xml"))
     assert files, f"no RSS recordings in {folder}"
     for path in files:
-        topics = Feed(settings).parse(path.read_bytes())
+        topics = Feed().parse(path.read_bytes())
         assert len(topics) == 10
         assert topics[0].title == "西堀" and topics[0].rank == 1
         assert topics[0].heat is None
@@ -31,7 +31,7 @@ def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
     ("jsonfeed.json", 5, "Starship Flight 8 recap: second booster catch and a splashdown"),
 ])
 def test_each_format_is_recognised_by_content(settings, case: str, count: int, first: str) -> None:
-    topics = Feed(settings).parse(case_path("feed", case).read_bytes())
+    topics = Feed().parse(case_path("feed", case).read_bytes())
     assert len(topics) == count and topics[0].title == first
     assert [t.rank for t in topics] == list(range(1, count + 1))
     assert all(t.url and t.url.startswith("https://") for t in topics)
@@ -40,15 +40,15 @@ def test_each_format_is_recognised_by_content(settings, case: str, count: int, f
 
 
 def test_titles_keep_upstream_markup_and_untitled_items_use_their_text(settings) -> None:
-    rss = Feed(settings).parse(case_path("feed", "rss.xml").read_bytes())
+    rss = Feed().parse(case_path("feed", "rss.xml").read_bytes())
     assert "Why <b> is not <strong>: a short history of HTML semantics" in [t.title for t in rss]
     assert rss[0].extra["comments"] == "912"
-    note = Feed(settings).parse(case_path("feed", "jsonfeed.json").read_bytes())[2]
+    note = Feed().parse(case_path("feed", "jsonfeed.json").read_bytes())[2]
     assert note.title.startswith("Quick note: the winter storm")
 
 
 def test_hostile_and_broken_bodies(settings) -> None:
-    feed = Feed(settings)
+    feed = Feed()
     with pytest.raises(ParseError, match="DOCTYPE"):
         feed.parse(case_path("feed", "billion-laughs.xml").read_bytes())
     with pytest.raises(ParseError, match="malformed XML"):
@@ -63,7 +63,7 @@ def test_hostile_and_broken_bodies(settings) -> None:
 
 
 def test_unconfigured_feed_only_parses(settings) -> None:
-    feed = Feed(settings)
+    feed = Feed()
     assert feed.name == "feed" and feed.endpoints() == []
     assert feed.disabled_reason()
 
@@ -81,7 +81,8 @@ def test_feed_sources_builds_one_per_config(tmp_path) -> None:
 
 
 async def test_fetch_requests_the_configured_url(settings) -> None:
-    settings.feeds = [FeedConfig(name="hn-best", url="https://hnrss.org/best", lang="en")]
+    feed = FeedConfig(name="hn-best", url="https://hnrss.org/best", lang="en")
+    settings = settings.model_copy(update={"feeds": [feed]})
     (source,) = feed_sources(settings)
     seen: list[httpx.Request] = []
     body = case_path("feed", "rss.xml").read_bytes()
@@ -99,14 +100,14 @@ async def test_fetch_requests_the_configured_url(settings) -> None:
 
 def test_namespaced_authors_and_rss1_feeds_are_read(settings) -> None:
     # dc:creator is how Hacker News (and most RSS 2.0 generators) name the author.
-    rss = Feed(settings).parse(case_path("feed", "rss.xml").read_bytes())
+    rss = Feed().parse(case_path("feed", "rss.xml").read_bytes())
     assert rss[0].extra["author"] == "deepseek_fan"
     rdf = (b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
            b'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">'
            b'<channel rdf:about="https://example.org/"><title>t</title><link>https://example.org/</link></channel>'
            b'<item rdf:about="https://example.org/a"><title>RSS 1.0 item</title><link>https://example.org/a</link>'
            b'<dc:date>2025-02-10T11:00:07Z</dc:date></item></rdf:RDF>')
-    topics = Feed(settings).parse(rdf)
+    topics = Feed().parse(rdf)
     assert [t.title for t in topics] == ["RSS 1.0 item"] and topics[0].url == "https://example.org/a"
 
 
@@ -117,4 +118,4 @@ def test_a_body_is_never_read_as_a_local_path(settings, tmp_path, monkeypatch) -
     decoy = tmp_path / body.decode()
     decoy.parent.mkdir(parents=True)
     decoy.write_bytes(body.replace(b"from the body", b"from a local file"))
-    assert [t.title for t in Feed(settings).parse(body)] == ["from the body"]
+    assert [t.title for t in Feed().parse(body)] == ["from the body"]

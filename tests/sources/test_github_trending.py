@@ -16,7 +16,7 @@ def test_real_recordings_parse(settings) -> None:
         pytest.skip("no shared upstream recordings here")
     files = sorted(RECORDINGS.glob("*.html"))
     assert files
-    source = GithubTrending(settings)
+    source = GithubTrending()
     for path in files:
         topics = source.parse(path.read_bytes())
         assert len(topics) == 25, path.name
@@ -31,7 +31,7 @@ def test_real_recordings_parse(settings) -> None:
 
 
 def test_todays_and_2019_markup_agree(settings) -> None:
-    source = GithubTrending(settings)
+    source = GithubTrending()
     today = {t.title: t for t in source.parse(case_path("github_trending", "trending.html").read_bytes())}
     old = source.parse(case_path("github_trending", "trending-2019-markup.html").read_bytes())
     for t in old:
@@ -41,7 +41,7 @@ def test_todays_and_2019_markup_agree(settings) -> None:
 
 def test_changed_markup_names_what_is_missing(settings) -> None:
     with pytest.raises(ParseError, match="article.Box-row"):
-        GithubTrending(settings).parse(case_path("github_trending", "changed-markup.html").read_bytes())
+        GithubTrending().parse(case_path("github_trending", "changed-markup.html").read_bytes())
 
 
 async def test_fetch_requests_daily_trending(settings) -> None:
@@ -52,7 +52,7 @@ async def test_fetch_requests_daily_trending(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body, headers={"Content-Type": "text/html; charset=utf-8"})
 
-    topics = await fetch_with(GithubTrending(settings), handler)
+    topics = await fetch_with(GithubTrending(), handler)
     assert [str(r.url) for r in seen] == ["https://github.com/trending?since=daily"]
     assert seen[0].headers["Accept"] == "text/html"
     assert topics[0].title == "deepseek-ai/DeepSeek-R2" and topics[0].heat == 9874
@@ -69,6 +69,6 @@ async def test_fetch_abuse_page_and_http_errors(settings) -> None:
     http = fetcher(handler)
     async with http.client:
         with pytest.raises(BlockedError, match="abuse detection"):
-            await GithubTrending(settings).fetch(http)
+            await GithubTrending().fetch(http)
         with pytest.raises(FetchError, match="HTTP 429"):
-            await GithubTrending(settings).fetch(http)
+            await GithubTrending().fetch(http)

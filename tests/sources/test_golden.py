@@ -5,7 +5,6 @@ import os
 
 import pytest
 
-from agent.settings import Settings
 from agent.sources import REGISTRY, source_class
 from tests.conftest import FIXTURES, SNAPSHOT
 from tests.sources.golden import golden_cases, parse_projection
@@ -14,8 +13,8 @@ CASES = golden_cases(FIXTURES, SNAPSHOT)
 
 
 @pytest.mark.parametrize(("source", "body", "expected_file"), CASES, ids=[f"{s}/{b.name}" for s, b, _ in CASES])
-def test_golden_pair(source: str, body, expected_file, tmp_path) -> None:
-    parser = source_class(source)(Settings(data_dir=tmp_path))
+def test_golden_pair(source: str, body, expected_file) -> None:
+    parser = source_class(source)()
     got = parse_projection(parser, body)
     if os.environ.get("REGEN_GOLDEN") == "1":
         if isinstance(got, dict):

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError
-from agent.sources.google_trends import GoogleTrends
+from agent.sources.google_trends import GoogleTrends, GoogleTrendsOptions
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -16,7 +16,7 @@ def test_real_recordings_parse(settings) -> None:
         pytest.skip("no shared upstream recordings here")
     files = sorted(RECORDINGS.glob("*.xml"))
     assert files
-    source = GoogleTrends(settings)
+    source = GoogleTrends()
     for path in files:
         topics = source.parse(path.read_bytes())
         assert len(topics) == 10, path.name
@@ -38,11 +38,10 @@ def test_real_recordings_parse(settings) -> None:
 
 def test_billion_laughs_is_refused_quickly(settings) -> None:
     with pytest.raises(ParseError, match="DOCTYPE"):
-        GoogleTrends(settings).parse(case_path("google_trends", "billion-laughs.xml").read_bytes())
+        GoogleTrends().parse(case_path("google_trends", "billion-laughs.xml").read_bytes())
 
 
-async def test_fetch_asks_for_the_configured_country(settings) -> None:
-    settings.google_trends_geo = "JP"
+async def test_fetch_asks_for_the_configured_country() -> None:
     seen: list[httpx.Request] = []
     body = case_path("google_trends", "trending-rss.xml").read_bytes()
 
@@ -50,7 +49,7 @@ async def test_fetch_asks_for_the_configured_country(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body, headers={"Content-Type": "application/rss+xml"})
 
-    topics = await fetch_with(GoogleTrends(settings), handler)
+    topics = await fetch_with(GoogleTrends(GoogleTrendsOptions(geo="JP")), handler)
     assert [str(r.url) for r in seen] == ["https://trends.google.com/trending/rss?geo=JP"]
     assert "rss" in seen[0].headers["Accept"]
     assert topics[0].title == "super bowl halftime show" and topics[0].heat == 2_000_000
@@ -64,4 +63,4 @@ async def test_fetch_reports_the_captcha_page_as_blocked(settings) -> None:
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
     with pytest.raises(BlockedError):
-        await fetch_with(GoogleTrends(settings), handler)
+        await fetch_with(GoogleTrends(), handler)

@@ -20,7 +20,7 @@ def test_every_real_recording_parses(settings) -> None:
         pytest.skip("no shared upstream recordings here")
     files = sorted(RECORDED.glob("*.json"))
     assert files
-    source = HackerNews(settings)
+    source = HackerNews()
     for path in files:
         if path.name.startswith("topstories-"):
             # 500 ids and nothing else: no titles to show, so it must not read as zero topics
@@ -40,7 +40,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 
 def test_parser_recognises_each_shape(settings) -> None:
-    source = HackerNews(settings)
+    source = HackerNews()
     algolia = source.parse(case_path("hackernews", "front_page.json").read_bytes())
     assert len(algolia) == 19 and algolia[0].title.startswith("DeepSeek open-sources")
     assert all(t.url.startswith("https://news.ycombinator.com/item?id=") for t in algolia)
@@ -80,7 +80,7 @@ def _firebase(ids: list[int], *, fail: set[int] = frozenset(), log: list[str] | 
 async def test_fetch_reads_the_top_30_items_concurrently_and_skips_failures(settings) -> None:
     log: list[str] = []
     handler, state = _firebase(list(range(1, 41)), fail={2}, log=log)
-    topics = await HackerNews(settings).fetch(fetcher(handler))
+    topics = await HackerNews().fetch(fetcher(handler))
     assert log[0] == f"{FIREBASE}/topstories.json"
     assert len(log) == 31  # the id list + the top 30 items, no more
     assert state["max"] > 1  # items were in flight together
@@ -99,7 +99,7 @@ async def test_fetch_falls_back_to_algolia(settings) -> None:
             return httpx.Response(200, content=case_path("hackernews", "front_page.json").read_bytes())
         return httpx.Response(503)
 
-    topics = await HackerNews(settings).fetch(fetcher(handler))
+    topics = await HackerNews().fetch(fetcher(handler))
     assert log == [f"{FIREBASE}/topstories.json", ALGOLIA_URL]
     assert len(topics) == 19
 
@@ -109,11 +109,11 @@ async def test_fetch_fails_loudly_when_every_way_fails(settings) -> None:
         return httpx.Response(503)
 
     with pytest.raises(FetchError, match="fallbacks failed too"):
-        await HackerNews(settings).fetch(fetcher(handler))
+        await HackerNews().fetch(fetcher(handler))
 
 
 async def test_offline_replay_yields_the_demo_front_page(settings) -> None:
-    source = HackerNews(settings)
+    source = HackerNews()
 
     def handler(request: httpx.Request) -> httpx.Response:
         case = source.replay_case(request)

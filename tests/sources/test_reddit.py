@@ -7,7 +7,7 @@ import pytest
 from pydantic import SecretStr
 
 from agent.errors import ParseError, SourceDisabled, UpstreamError
-from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit
+from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit, RedditOptions
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
@@ -17,10 +17,8 @@ LISTING = case_path("reddit", "popular-hot.json").read_bytes()
 
 
 @pytest.fixture
-def creds(settings):
-    settings.reddit_client_id = "app-id"
-    settings.reddit_client_secret = SecretStr("app-secret")
-    return settings
+def creds() -> RedditOptions:
+    return RedditOptions(client_id="app-id", client_secret=SecretStr("app-secret"))
 
 
 def test_every_real_recording_parses(settings) -> None:
@@ -34,7 +32,7 @@ def test_every_real_recording_parses(settings) -> None:
     }
     files = sorted(RECORDED.glob("*.json"))
     assert files
-    source = Reddit(settings)
+    source = Reddit()
     for path in files:
         topics = source.parse(path.read_bytes())
         if path.name in expected:
@@ -47,7 +45,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 
 def test_parse_drops_stickied_and_nsfw_and_reports_errors(settings) -> None:
-    source = Reddit(settings)
+    source = Reddit()
     topics = source.parse(LISTING)
     assert len(topics) == 23
     assert topics[0].title.startswith("DeepSeek open-sources")
@@ -60,11 +58,10 @@ def test_parse_drops_stickied_and_nsfw_and_reports_errors(settings) -> None:
         source.parse(b'{"kind": "Listing", "data": {}}')
 
 
-def test_disabled_without_credentials_unless_offline(settings) -> None:
-    reason = Reddit(settings).disabled_reason()
+def test_disabled_without_credentials_unless_replaying() -> None:
+    reason = Reddit().disabled_reason()
     assert reason and "TRENDLENS_REDDIT_CLIENT_ID" in reason and "TRENDLENS_REDDIT_CLIENT_SECRET" in reason
-    settings.offline = True
-    assert Reddit(settings).disabled_reason() is None
+    assert Reddit().disabled_reason(replaying=True) is None
 
 
 async def test_fetch_without_credentials_is_disabled(settings) -> None:
@@ -72,7 +69,7 @@ async def test_fetch_without_credentials_is_disabled(settings) -> None:
         raise AssertionError("no request without credentials")
 
     with pytest.raises(SourceDisabled):
-        await Reddit(settings).fetch(fetcher(handler))
+        await Reddit().fetch(fetcher(handler))
 
 
 async def test_fetch_gets_a_token_then_the_listing_and_caches_the_token(creds) -> None:
@@ -113,12 +110,11 @@ async def test_listing_error_envelope_is_upstream_and_drops_the_token(creds) -> 
     assert source._token is None
 
 
-async def test_offline_replay_works_without_credentials(settings) -> None:
-    settings.offline = True
-    source = Reddit(settings)
+async def test_offline_replay_works_without_credentials() -> None:
+    source = Reddit()
 
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=case_path("reddit", source.replay_case(request)).read_bytes())
 
-    topics = await source.fetch(fetcher(handler))
+    topics = await source.fetch(fetcher(handler, replaying=True))
     assert len(topics) == 23

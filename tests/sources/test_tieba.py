@@ -17,7 +17,7 @@ URL = "https://tieba.baidu.com/hottopic/browse/topicList"
 def test_every_real_recording_parses(settings) -> None:
     if not RECORDED.is_dir():
         pytest.skip("no real tieba recording exists (see PROVENANCE.md)")
-    source = Tieba(settings)
+    source = Tieba()
     for path in sorted(RECORDED.glob("*.json")):
         topics = source.parse(path.read_bytes())
         assert topics and topics[0].title and topics[0].heat and topics[0].heat > 0
@@ -25,7 +25,7 @@ def test_every_real_recording_parses(settings) -> None:
 
 
 def test_parse_fixture_and_failures(settings) -> None:
-    source = Tieba(settings)
+    source = Tieba()
     topics = source.parse(TOPICS)
     assert len(topics) == 20
     assert topics[0].title == "春晚机器人扭秧歌" and topics[0].rank == 1 and topics[0].heat == 3215487
@@ -50,7 +50,7 @@ async def test_fetch_requests_the_topic_list(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=TOPICS)
 
-    topics = await Tieba(settings).fetch(fetcher(handler))
+    topics = await Tieba().fetch(fetcher(handler))
     assert [str(r.url) for r in seen] == [URL]
     assert seen[0].headers["Referer"] == "https://tieba.baidu.com/"
     assert len(topics) == 20
@@ -61,4 +61,4 @@ async def test_fetch_reports_the_error_envelope(settings) -> None:
         return httpx.Response(200, json={"errno": 300000, "errmsg": "非法请求", "data": None})
 
     with pytest.raises(UpstreamError, match="非法请求"):
-        await Tieba(settings).fetch(fetcher(handler))
+        await Tieba().fetch(fetcher(handler))

@@ -15,7 +15,7 @@ def test_every_real_recording(settings) -> None:
     """The only real recordings are app-feed error envelopes (errno 20100, empty data[])."""
     if not REAL.is_dir():
         pytest.skip("no shared upstream recordings here")
-    source = Toutiao(settings)
+    source = Toutiao()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
     for path in files:
@@ -25,7 +25,7 @@ def test_every_real_recording(settings) -> None:
 
 
 def test_both_shapes_and_failures(settings) -> None:
-    source = Toutiao(settings)
+    source = Toutiao()
     web = source.parse((case_path("toutiao", "hot-board.json")).read_bytes())
     app = source.parse((case_path("toutiao", "hotboard-app.json")).read_bytes())
     assert len(web) == 18 and len(app) == 6  # the app header cell is skipped
@@ -49,7 +49,7 @@ async def test_fetch_prefers_web(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    topics = await fetch_with(Toutiao(settings), handler)
+    topics = await fetch_with(Toutiao(), handler)
     assert [str(r.url) for r in seen] == ["https://www.toutiao.com/hot-event/hot-board/?origin=toutiao_pc"]
     assert seen[0].headers["Referer"] == "https://www.toutiao.com/"
     assert len(topics) == 18
@@ -66,7 +66,7 @@ async def test_fetch_falls_back_to_app_feed(settings) -> None:
         assert request.url.params["category"] == "hotboard_online"
         return httpx.Response(200, content=app)
 
-    topics = await fetch_with(Toutiao(settings), handler)
+    topics = await fetch_with(Toutiao(), handler)
     assert seen == ["www.toutiao.com", "i-lq.snssdk.com"]
     assert len(topics) == 6
 
@@ -80,4 +80,4 @@ async def test_fetch_both_failing_keeps_the_preferred_error(settings) -> None:
         return httpx.Response(200, content=errno)
 
     with pytest.raises(UpstreamError, match="errno=20100"):
-        await fetch_with(Toutiao(settings), handler)
+        await fetch_with(Toutiao(), handler)

@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from agent.errors import BlockedError, ParseError
-from agent.sources.weibo import Weibo
+from agent.sources.weibo import Weibo, WeiboOptions
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -21,7 +21,7 @@ EXPECTED = {
 def test_every_real_recording(settings) -> None:
     if not REAL.is_dir():
         pytest.skip("no shared upstream recordings here")
-    source = Weibo(settings)
+    source = Weibo()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
     for path in files:
@@ -43,14 +43,14 @@ def test_real_mobile_drops_pinned_and_ads(settings) -> None:
     path = REAL / "m-getindex-realtimehot-2025-03-31.json"
     if not path.exists():
         pytest.skip("no shared upstream recordings here")
-    titles = {t.title for t in Weibo(settings).parse(path.read_bytes())}
+    titles = {t.title for t in Weibo().parse(path.read_bytes())}
     assert "2025是推进巡视全覆盖的关键一年" not in titles  # pinned first row
     assert "肖战猫人携手第二年" not in titles  # is_ad_pos slot
     assert "淘宝推出首个AI机器人带货主播" in titles  # ranked row (realpos 15) stays
 
 
 def test_same_story_same_id_across_shapes(settings) -> None:
-    source = Weibo(settings)
+    source = Weibo()
     web = source.parse((case_path("weibo", "hotsearch.json")).read_bytes())
     mobile = source.parse((case_path("weibo", "getindex-mobile.json")).read_bytes())
     html = source.parse((case_path("weibo", "summary-desktop.html")).read_bytes())
@@ -61,11 +61,10 @@ def test_same_story_same_id_across_shapes(settings) -> None:
 
 def test_unknown_shape_names_what_is_missing(settings) -> None:
     with pytest.raises(ParseError, match="data.realtime"):
-        Weibo(settings).parse(b'{"ok": 1, "data": {"list": []}}')
+        Weibo().parse(b'{"ok": 1, "data": {"list": []}}')
 
 
 async def test_fetch_sends_referer_and_cookie(settings) -> None:
-    settings = settings.model_copy(update={"weibo_cookie": "SUB=abc"})
     body = (case_path("weibo", "hotsearch.json")).read_bytes()
     seen: list[httpx.Request] = []
 
@@ -73,7 +72,7 @@ async def test_fetch_sends_referer_and_cookie(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    topics = await fetch_with(Weibo(settings), handler)
+    topics = await fetch_with(Weibo(WeiboOptions(cookie="SUB=abc")), handler)
     assert len(seen) == 1
     assert str(seen[0].url) == "https://weibo.com/ajax/side/hotSearch"
     assert seen[0].headers["Referer"] == "https://weibo.com/"
@@ -94,7 +93,7 @@ async def test_fetch_falls_back_to_mobile_then_html(settings) -> None:
             return httpx.Response(200, content=mobile)
         raise AssertionError("html endpoint must not be reached")
 
-    topics = await fetch_with(Weibo(settings), handler)
+    topics = await fetch_with(Weibo(), handler)
     assert seen == ["weibo.com", "m.weibo.cn"]
     assert [t.rank for t in topics] == [1, 2, 3, 4, 5, 6]
 
@@ -106,4 +105,4 @@ async def test_fetch_all_blocked_reports_blocked(settings) -> None:
         return httpx.Response(200, content=wall, headers={"Content-Type": "text/html"})
 
     with pytest.raises(BlockedError):
-        await fetch_with(Weibo(settings), handler)
+        await fetch_with(Weibo(), handler)

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from agent.errors import FetchError, ParseError, UpstreamError
-from agent.sources.wikipedia import Wikipedia
+from agent.sources.wikipedia import Wikipedia, WikipediaOptions
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -23,14 +23,14 @@ def test_real_recordings_parse(settings) -> None:
     if not RECORDINGS.is_dir():
         pytest.skip("no real Wikimedia recording exists (see SOURCES.md); fixtures are hand-written")
     for path in sorted(RECORDINGS.glob("*.json")):
-        topics = Wikipedia(settings).parse(path.read_bytes())
+        topics = Wikipedia().parse(path.read_bytes())
         assert topics and topics[0].heat and topics[0].heat > 0
-        assert all(Wikipedia(settings).link_allowed(t.url) for t in topics)
+        assert all(Wikipedia().link_allowed(t.url) for t in topics)
 
 
 def test_meta_pages_are_dropped_and_ranks_renumbered(settings) -> None:
     raw = json.loads(case_path("wikipedia", "top.json").read_text(encoding="utf-8"))["items"][0]["articles"]
-    topics = Wikipedia(settings).parse(case_path("wikipedia", "top.json").read_bytes())
+    topics = Wikipedia().parse(case_path("wikipedia", "top.json").read_bytes())
     titles = [t.title for t in topics]
     assert "Main Page" not in titles and "-" not in titles
     meta = ("Special:", "Wikipedia:", "Portal:", "File:", "Talk:")
@@ -46,7 +46,7 @@ def test_meta_pages_are_dropped_and_ranks_renumbered(settings) -> None:
 
 
 def test_zh_project_uses_its_host_and_language(settings) -> None:
-    topics = Wikipedia(settings).parse(case_path("wikipedia", "top-zh.json").read_bytes())
+    topics = Wikipedia().parse(case_path("wikipedia", "top-zh.json").read_bytes())
     assert topics[0].title == "哪吒之魔童闹海"
     assert all(t.url.startswith("https://zh.wikipedia.org/wiki/") and t.lang == "zh" for t in topics)
     assert "DeepSeek" in [t.title for t in topics]
@@ -54,13 +54,12 @@ def test_zh_project_uses_its_host_and_language(settings) -> None:
 
 def test_error_shapes(settings) -> None:
     with pytest.raises(UpstreamError, match="not_found"):
-        Wikipedia(settings).parse(case_path("wikipedia", "not-found.json").read_bytes())
+        Wikipedia().parse(case_path("wikipedia", "not-found.json").read_bytes())
     with pytest.raises(ParseError, match="items.0.articles"):
-        Wikipedia(settings).parse(case_path("wikipedia", "changed-schema.json").read_bytes())
+        Wikipedia().parse(case_path("wikipedia", "changed-schema.json").read_bytes())
 
 
-async def test_fetch_falls_back_to_the_day_before(settings) -> None:
-    settings.contact = "mailto:ops@example.org"
+async def test_fetch_falls_back_to_the_day_before() -> None:
     seen: list[httpx.Request] = []
     top = case_path("wikipedia", "top.json").read_bytes()
     missing = case_path("wikipedia", "not-found.json").read_bytes()
@@ -71,7 +70,8 @@ async def test_fetch_falls_back_to_the_day_before(settings) -> None:
             return httpx.Response(404, content=missing, headers={"Content-Type": "application/problem+json"})
         return httpx.Response(200, content=top, headers={"Content-Type": "application/json"})
 
-    topics = await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)
+    topics = await fetch_with(Wikipedia(WikipediaOptions(contact="mailto:ops@example.org"), clock=_fixed_clock),
+                              handler)
     assert [str(r.url) for r in seen] == [f"{API}/en.wikipedia/all-access/2025/02/10",
                                           f"{API}/en.wikipedia/all-access/2025/02/09"]
     for request in seen:
@@ -80,8 +80,7 @@ async def test_fetch_falls_back_to_the_day_before(settings) -> None:
     assert topics[0].title == "Super Bowl LIX"
 
 
-async def test_fetch_uses_the_configured_project_and_fails_loudly(settings) -> None:
-    settings.wikipedia_project = "zh.wikipedia"
+async def test_fetch_uses_the_configured_project_and_fails_loudly() -> None:
     seen: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -89,7 +88,7 @@ async def test_fetch_uses_the_configured_project_and_fails_loudly(settings) -> N
         return httpx.Response(404, content=case_path("wikipedia", "not-found.json").read_bytes())
 
     with pytest.raises(FetchError, match="HTTP 404") as info:
-        await fetch_with(Wikipedia(settings, clock=_fixed_clock), handler)
+        await fetch_with(Wikipedia(WikipediaOptions(project="zh.wikipedia"), clock=_fixed_clock), handler)
     assert seen == [f"{API}/zh.wikipedia/all-access/2025/02/10", f"{API}/zh.wikipedia/all-access/2025/02/09"]
     assert "fallbacks failed too" in str(info.value)
     group = info.value.__cause__  # each endpoint's own failure, the preferred endpoint's first

@@ -22,7 +22,7 @@ EXPECTED = {
 def test_every_real_recording(settings) -> None:
     if not REAL.is_dir():
         pytest.skip("no shared upstream recordings here")
-    source = Zhihu(settings)
+    source = Zhihu()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
     for path in files:
@@ -46,11 +46,11 @@ def test_real_topsearch_page_is_not_mistaken_for_a_captcha(settings) -> None:
     if not path.exists():
         pytest.skip("no shared upstream recordings here")
     assert "captcha" in path.read_text(encoding="utf-8")  # its config names captcha.zhihu.com
-    assert Zhihu(settings).parse(path.read_bytes())
+    assert Zhihu().parse(path.read_bytes())
 
 
 def test_failures(settings) -> None:
-    source = Zhihu(settings)
+    source = Zhihu()
     with pytest.raises(BlockedError, match="40352"):
         source.parse((case_path("zhihu", "unhuman.json")).read_bytes())
     with pytest.raises(UpstreamError, match="10003"):
@@ -67,7 +67,7 @@ async def test_fetch_prefers_hot_lists(settings) -> None:
         seen.append(request)
         return httpx.Response(200, content=body)
 
-    topics = await fetch_with(Zhihu(settings), handler)
+    topics = await fetch_with(Zhihu(), handler)
     assert [str(r.url) for r in seen] == ["https://www.zhihu.com/api/v3/feed/topstory/hot-lists/total?limit=50"]
     assert seen[0].headers["Referer"] == "https://www.zhihu.com/hot"
     assert len(topics) == 20 and topics[0].heat == 29_870_000
@@ -84,7 +84,7 @@ async def test_fetch_falls_back_to_topsearch(settings) -> None:
             return httpx.Response(403, content=unhuman)
         return httpx.Response(200, content=page, headers={"Content-Type": "text/html"})
 
-    topics = await fetch_with(Zhihu(settings), handler)
+    topics = await fetch_with(Zhihu(), handler)
     assert seen == ["/api/v3/feed/topstory/hot-lists/total", "/topsearch"]
     assert topics[0].title == "春晚机器人扭秧歌"
     assert topics[0].url.startswith("https://www.zhihu.com/search?")

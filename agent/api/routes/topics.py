@@ -33,7 +33,7 @@ _INGEST_ERRORS: dict[int | str, dict] = {
 def _queue(request: Request) -> IngestQueue:
     queue = getattr(request.app.state, "ingest", None)
     if queue is None:
-        queue = request.app.state.ingest = IngestQueue(request.app.state.runtime.settings.ingest_queue_topics)
+        queue = request.app.state.ingest = IngestQueue(request.app.state.runtime.settings.server.ingest_queue_topics)
     return queue
 
 
@@ -101,5 +101,6 @@ async def get_topic(topic_id: str, store: StoreDep, index: IndexDep, _: ApiKey) 
 
 @router.get("/sources", tags=["sources"], summary="Every source with its health")
 async def list_sources(collector: CollectorDep, store: StoreDep, _: ApiKey) -> dict:
-    return {"items": [s.public() for s in await source_statuses(collector.sources, store)],
+    statuses = await source_statuses(collector.sources, store, replaying=collector.replaying)
+    return {"items": [s.public() for s in statuses],
             "replaying_fixtures": collector.replaying}
