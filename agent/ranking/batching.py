@@ -5,9 +5,10 @@ single-thread engine per core, `TRENDLENS_ENCODE_ENGINES`), each in its own work
 off the event loop. When an engine is idle and nothing waits, a request goes straight through
 (no added latency). Otherwise it queues; whenever engines are free the queue is drained onto
 them in batches of up to `max_items` texts (waiting at most `max_wait_ms` for more to arrive
-if the batch is not full), one model call per batch and per role, the waiting texts split
-evenly over the idle engines so that every core encodes at once. The queue is bounded: beyond
-`max_queue` waiting texts a request fails fast with OverloadError (the API maps it to 429).
+if the batch is not full), one model call per batch and per role, each engine taking its share
+of the waiting texts (the queue over the number of engines) so that every core encodes at once.
+The queue is bounded: beyond `max_queue` waiting texts a request fails fast with OverloadError
+(the API maps it to 429).
 
 It also keeps an engine's measured cost per text (a moving average over recent calls), so a
 caller can tell, before it queues, when its encode would finish (`expected_finish_s`): the
@@ -159,7 +160,9 @@ class MicroBatcher:
             if self._queued_items < self.max_items and self.max_wait_s > 0:
                 await asyncio.sleep(self.max_wait_s)
             while self._queue and self._idle:
-                share = -(-self._queued_items // len(self._idle))  # split evenly: every core encodes
+                # a share per engine, busy ones too: the engine that frees up first does not take the
+                # whole queue while another is about to free, which is what the deadline's estimate reads
+                share = -(-self._queued_items // len(self.engines))
                 batch = self._take_batch(max(1, min(self.max_items, share)))
                 if not batch:
                     continue

@@ -13,24 +13,20 @@ from agent.model_loading import encode_engines_for, fixed_embedder, load_ranker
 from agent.models import Topic
 from agent.ranking import HashEmbedder, MicroBatcher, Ranker
 from agent.settings import Settings
+from tests.ranking.test_shedding import TimedEmbedder
 
 
-class HeldEmbedder(HashEmbedder):
-    """Takes `seconds` per text; every call waits while `release` is clear; records its threads."""
+class HeldEmbedder(TimedEmbedder):
+    """A timed embedder that also records each call's batch size and thread."""
 
     def __init__(self, seconds: float) -> None:
-        super().__init__()
-        self.seconds = seconds
-        self.release = threading.Event()
-        self.release.set()
+        super().__init__(seconds)
         self.batches: list[int] = []
         self.threads: set[str] = set()
 
     def encode(self, texts, *, role="query"):
-        self.release.wait(5)
         self.batches.append(len(texts))
         self.threads.add(threading.current_thread().name)
-        time.sleep(self.seconds * len(texts))
         return super().encode(texts, role=role)
 
 
