@@ -33,7 +33,7 @@ lint: $(STAMP)
 # are run by hand, their commands beside their tables
 bench: $(STAMP)
 	$(PY) scripts/bench_tables.py
-	$(PY) scripts/bench_encode_limit.py --seconds 3
+	$(PY) scripts/bench_encode_limit.py --seconds 3 --service 1 2
 	$(PY) scripts/load_test.py --devsets --sessions 100 --duration 30
 
 eval: $(STAMP)
