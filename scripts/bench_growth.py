@@ -24,7 +24,10 @@ At the `--during` stage (default 20,000) the request that brings the held set th
 new topics) is re-indexed in a worker thread, as the service does, while decisions arrive on
 the main thread at `--rate` a second (40: a hundred speakers, one line each 2.5 s): their
 p50/p99 are printed beside the same decisions at the same rate on the same index with nothing
-being built (target: p99 within 2x of idle), with the re-index's time alone and meanwhile.
+being built (target: p99 within 2x of idle), with the re-index's time meanwhile.
+
+With `--store`, it then ingests the last stage's topics into a fresh SQLite store and times the
+read the service makes before every re-index (`store.current()`, every current row).
 
     .venv/bin/python scripts/bench_growth.py                       # lexical, to 100k
     .venv/bin/python scripts/bench_growth.py --dense --stages 20000 100000
@@ -121,6 +124,7 @@ def main() -> int:
     parser.add_argument("--during", type=int, default=20000,
                         help="the stage whose last request is re-indexed while decisions are timed (0: none)")
     parser.add_argument("--rate", type=float, default=40.0, help="decisions a second during and beside it")
+    parser.add_argument("--store", action="store_true", help="then time the store read of every current row")
     args = parser.parse_args()
     base = real_titles()
     utterances = queries()
@@ -209,6 +213,21 @@ def main() -> int:
         print(f"{len(held):>7} {elapsed:>10.1f} {peak:>9.0f} {current:>8.0f} {idx_s * 1000:>13.0f} "
               f"{story_s * 1000:>15.0f} {(idx_s + story_s) * 1000:>13.0f} {np.percentile(ms, 50):>14.1f} "
               f"{np.percentile(ms, 99):>7.1f}", flush=True)
+    if args.store:
+        import tempfile
+
+        from agent.store import SQLiteStore
+
+        store = SQLiteStore(Path(tempfile.mkdtemp(prefix="tl-growth-")) / "trendlens.sqlite3")
+        for start in range(0, len(held), args.batch):
+            store.ingest(held[start:start + args.batch])
+        reads = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            rows = store.current()
+            reads.append(time.perf_counter() - t0)
+        store.close()
+        print(f"store.current() of {len(rows)} rows (SQLite): {', '.join(f'{r:.2f}' for r in reads)} s", flush=True)
     return 0
 
 
