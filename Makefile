@@ -33,7 +33,7 @@ lint: $(STAMP)
 # bench/instances are run by hand, their commands beside their tables
 bench: $(STAMP)
 	$(PY) scripts/tools/bench_tables.py
-	$(PY) scripts/bench/encode_limit.py --seconds 3
+	$(PY) scripts/bench/encode_limit.py --seconds 3 --service 1 2
 	$(PY) scripts/bench/concurrent_sessions.py --devsets --sessions 100 --duration 30
 
 eval: $(STAMP)

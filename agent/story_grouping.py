@@ -39,6 +39,7 @@ from .errors import StoppingError
 from .models import Topic, stable_id
 from .ranking.embedders import Embedder
 from .ranking.fair_heat import normalised_heat
+from .ranking.pacing import a_build, step_aside
 from .stories import (
     DENSE_FITTED_ON,
     LINK_MODELS,
@@ -203,6 +204,7 @@ class StoryIndex:
                     kept=self.rules.kept)
 
     # -- updating --------------------------------------------------------------------
+    @a_build
     def update(self, topics: Sequence[Topic], vectors: np.ndarray | None = None, *,
                cancel: threading.Event | None = None, ids: Sequence[str] | None = None) -> list[Story]:
         """Hold exactly `topics` (row-aligned `vectors`, unit length, optional) and return the clusters,
@@ -225,6 +227,7 @@ class StoryIndex:
         fresh = []
         held_topics = self._topics
         for tid, i in wanted.items():
+            step_aside()  # a build's loops let a query being answered go first (ranking/pacing.py)
             t = topics[i]
             held = held_topics.get(tid)
             if held is t:
@@ -252,6 +255,7 @@ class StoryIndex:
             dense = (self._vectors.neighbours(chunk, self.rules.neighbours, block)
                      if self._vectors is not None else {})
             for tid in chunk:
+                step_aside()
                 candidates = self._lexical_candidates(tid) | dense.get(tid, set())
                 candidates.discard(tid)
                 for other in candidates:
@@ -284,6 +288,7 @@ class StoryIndex:
         todo = [t for t in self._dirty if t in self._topics]
         self._dirty = set()
         while todo:
+            step_aside()
             tid = todo.pop()
             if tid in region:
                 continue
@@ -370,6 +375,7 @@ class StoryIndex:
         for _ in range(3):
             merged = False
             for edge in usable:
+                step_aside()
                 if source[edge.a] == source[edge.b] and edge.probability < rules.same_list:
                     continue
                 gi, gj = group_of[edge.a], group_of[edge.b]
@@ -468,6 +474,7 @@ class StoryIndex:
                 ids[root] = cid
                 used.add(cid)
         for root in todo:
+            step_aside()
             idx = members_of[root]
             order = sorted(idx, key=lambda i: (-norm.get(i, 0.0), i))
             members = tuple(topics[i] for i in order)

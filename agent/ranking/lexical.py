@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .numerals import spoken_numbers
+from .pacing import step_aside
 
 __all__ = ["BM25Index", "query_terms", "tokenize"]
 
@@ -172,6 +173,7 @@ class BM25Index:
         counts: list[tuple[tuple[str, int], ...]] = []
         lengths: list[float] = []
         for k, text in enumerate(docs):
+            step_aside()  # a build's loop: a query being answered goes first (pacing.py)
             slot = n_slots + k
             doc = tuple(Counter(tokenize(text)).items())
             counts.append(doc)

@@ -25,6 +25,7 @@ from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
+from .pacing import answering
 from .scoring import CalibrationProfile, Channel, profile_for, score
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
@@ -145,9 +146,10 @@ class Ranker:
                 vectors = await encoder.vectors([t for t, _ in parts])
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
-        return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
-                            prior=prior, exclude=exclude, mmr=mmr, channels=channels, latest=latest,
-                            latest_top_k=latest_top_k, related=related)
+        with answering():  # a build in another thread steps aside meanwhile
+            return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
+                                prior=prior, exclude=exclude, mmr=mmr, channels=channels, latest=latest,
+                                latest_top_k=latest_top_k, related=related)
 
     def rank_many_sync(self, queries: Sequence[Query], *, top_k: int = 10, gate: bool = False,
                        gate_offset: float = 0.0, prior: bool = False, exclude: set[str] | None = None,
@@ -159,9 +161,12 @@ class Ranker:
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
         if encoder is not None:
             vectors = encoder.vectors_sync([t for _, parts in windows for t, _ in parts], batch=encode_batch)
-        return [self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
-                             prior=prior, exclude=exclude, mmr=mmr, channels=channels) if text else []
-                for text, parts in windows]
+        out = []
+        for text, parts in windows:
+            with answering():
+                out.append(self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
+                                        prior=prior, exclude=exclude, mmr=mmr, channels=channels) if text else [])
+        return out
 
     def rank_sync(self, query: Query, **kw: Any) -> list[Ranked]:
         return self.rank_many_sync([query], **kw)[0]

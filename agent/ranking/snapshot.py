@@ -27,6 +27,7 @@ from .background import Background, sample_vectors, topic_backgrounds
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .lexical import BM25Index, tokenize
+from .pacing import a_build, step_aside
 from .prior import fair_heat, row_priors
 
 __all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
@@ -158,6 +159,7 @@ def _key(item: Any) -> str:
     return topic.id if isinstance(topic, Topic) else as_entry(item).key
 
 
+@a_build
 def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: EmbeddingCache | None = None,
                    vectors: np.ndarray | None = None, previous: IndexSnapshot | None = None,
                    cancel: threading.Event | None = None, background: bool = False) -> IndexSnapshot:
@@ -183,6 +185,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         prev_texts, prev_entries = previous.texts, previous.entries
         lent = bytearray(len(previous))
         for i, (item, key) in enumerate(zip(items, keys, strict=True)):
+            if not i & 255:
+                step_aside()
             j = prev_get(key)
             if j is not None and not lent[j]:  # a row is lent once
                 old = prev_entries[j]
@@ -248,7 +252,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
         old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
-        tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else frozenset(tokenize(t))
+        tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else _terms(t)
                        for j, t in zip(reuse.tolist(), texts, strict=True))
     _check(cancel)
     lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
@@ -270,6 +274,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         assert previous is not None
         cjk[lang_rows] = previous.cjk[reuse[lang_rows]]
     for i in unread:
+        if not i & 255:
+            step_aside()
         entry = entries[i]
         if not lang_known[i]:
             cjk[i] = _cjk(entry.topic)
@@ -307,6 +313,11 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
                          dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
                          _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of))
+
+
+def _terms(text: str) -> frozenset[str]:
+    step_aside()
+    return frozenset(tokenize(text))
 
 
 def _per_row(snapshot: IndexSnapshot) -> bool:

@@ -20,6 +20,15 @@ source's fetch of 50 new topics (re-index + stories; the source's list of 50 is 
 as a hot list moves on, while the ingested topics stay), and the p50/p99 of one decision
 (ranking with the gate, prior and MMR, as the live loop asks).
 
+At the `--during` stage (default 20,000) the request that brings the held set there (5,000
+new topics) is re-indexed in a worker thread, as the service does, while decisions arrive on
+the main thread at `--rate` a second (40: a hundred speakers, one line each 2.5 s): their
+p50/p99 are printed beside the same decisions at the same rate on the same index with nothing
+being built (target: p99 within 2x of idle), with the re-index's time meanwhile.
+
+With `--store`, it then ingests the last stage's topics into a fresh SQLite store and times the
+read the service makes before every re-index (`store.current()`, every current row).
+
     .venv/bin/python scripts/bench/index_growth.py                       # lexical, to 100k
     .venv/bin/python scripts/bench/index_growth.py --dense --stages 20000 100000
 """
@@ -29,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +50,7 @@ from agent.models import Topic  # noqa: E402
 from agent.ranking import Ranker  # noqa: E402
 from agent.ranking.embedders import HashEmbedder  # noqa: E402
 from agent.story_grouping import StoryIndex, background_of  # noqa: E402
+from agent.testing import pct  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 FETCHED = "live"  # the fetched source: like a hot list, it holds its latest 50 items only
@@ -110,6 +121,10 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=5000, help="topics per ingest request (the API's cap)")
     parser.add_argument("--dense", action="store_true", help="384-dim hashing vectors as precomputed embeddings")
     parser.add_argument("--decisions", type=int, default=200, help="decisions timed per stage")
+    parser.add_argument("--during", type=int, default=20000,
+                        help="the stage whose last request is re-indexed while decisions are timed (0: none)")
+    parser.add_argument("--rate", type=float, default=40.0, help="decisions a second during and beside it")
+    parser.add_argument("--store", action="store_true", help="then time the store read of every current row")
     args = parser.parse_args()
     base = real_titles()
     utterances = queries()
@@ -133,13 +148,57 @@ def main() -> int:
         return t1 - t0, time.perf_counter() - t1
 
     rng = np.random.default_rng(0)
+
+    def decide(q: str) -> float:
+        t0 = time.perf_counter()
+        ranker.rank_sync(q, top_k=15, gate=True, prior=True, mmr=True)
+        return (time.perf_counter() - t0) * 1000
+
+    def paced(count: int, busy: threading.Event | None = None) -> list[float]:
+        """`count` decisions at `--rate` a second (or, with `busy`, as many as arrive while it is set)."""
+        out: list[float] = []
+        period = 1.0 / args.rate
+        due = time.perf_counter()
+        while (len(out) < count) if busy is None else busy.is_set():
+            wait = due - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            out.append(decide(str(rng.choice(utterances))))
+            due += period
+        return out
+
+    def during(topics: list[Topic]) -> tuple[float, float]:
+        """Re-index `topics` in a thread while decisions arrive on this one; then as many with nothing building."""
+        took: list[float] = []
+        running = threading.Event()
+        running.set()
+
+        def build() -> None:
+            took.extend(reindex(topics))
+            running.clear()
+
+        previous = ranker.snapshot
+        worker = threading.Thread(target=build)
+        worker.start()
+        busy = paced(0, running)
+        worker.join()
+        built, ranker.snapshot = ranker.snapshot, previous  # the same index again, nothing building
+        idle = paced(len(busy))
+        ranker.snapshot = built
+        ratio = pct(busy, 0.99) / pct(idle, 0.99)
+        print(f"decisions at {args.rate:.0f}/s during the re-index to {len(topics)} ({sum(took) * 1000:.0f} ms, "
+              f"{len(busy)} decisions): p50 {pct(busy, 0.5):.1f} ms, p99 {pct(busy, 0.99):.1f} ms; idle on the "
+              f"same index p50 {pct(idle, 0.5):.1f} ms, p99 {pct(idle, 0.99):.1f} ms; p99 ratio {ratio:.2f}",
+              flush=True)
+        return took[0], took[1]
+
     fetch = 0
     for stage in sorted(args.stages):
         while len(held) < stage:
             count = min(args.batch, stage - len(held))
             held += make_topics(base, made, count)
             made += count
-            a, b = reindex(held)
+            a, b = during(held) if stage == args.during and len(held) == stage and len(held) > count else reindex(held)
             elapsed += a + b
         peak, _ = rss_mib()
         # one source's fetch: its hot list of 50 is replaced by 50 new topics
@@ -149,16 +208,26 @@ def main() -> int:
         step = [t for t in held if t.source != FETCHED] + new
         idx_s, story_s = reindex(step)
         held = step
-        times = []
-        for q in rng.choice(utterances, size=args.decisions):
-            t0 = time.perf_counter()
-            ranker.rank_sync(str(q), top_k=15, gate=True, prior=True, mmr=True)
-            times.append(time.perf_counter() - t0)
-        ms = np.array(times) * 1000
+        ms = np.array([decide(str(q)) for q in rng.choice(utterances, size=args.decisions)])
         _, current = rss_mib()
         print(f"{len(held):>7} {elapsed:>10.1f} {peak:>9.0f} {current:>8.0f} {idx_s * 1000:>13.0f} "
               f"{story_s * 1000:>15.0f} {(idx_s + story_s) * 1000:>13.0f} {np.percentile(ms, 50):>14.1f} "
               f"{np.percentile(ms, 99):>7.1f}", flush=True)
+    if args.store:
+        import tempfile
+
+        from agent.store import SQLiteStore
+
+        store = SQLiteStore(Path(tempfile.mkdtemp(prefix="tl-growth-")) / "trendlens.sqlite3")
+        for start in range(0, len(held), args.batch):
+            store.ingest(held[start:start + args.batch])
+        reads = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            rows = store.current()
+            reads.append(time.perf_counter() - t0)
+        store.close()
+        print(f"store.current() of {len(rows)} rows (SQLite): {', '.join(f'{r:.2f}' for r in reads)} s", flush=True)
     return 0
 
 
