@@ -204,17 +204,20 @@ class _FullReads(_CountingStore):
 _QUERIES = ("春晚票房", "暴雨高铁", "演唱会冠军", "航天新规发布会")
 
 
-async def _answers(index: TopicIndex) -> list[list[tuple[str, float]]]:
-    out = []
-    for text in _QUERIES:
-        ranked = await index.rank(RankQuery(text=text, top_k=8))
-        out.append([(r.id, round(r.score, 9)) for r in ranked])
-    return out
+def _same(a: list[list], b: list[list]) -> bool:
+    """The same topics in the same order, scores alike but for float rounding (a lent row's prior vs one
+    computed again)."""
+    return [[r.id for r in x] for x in a] == [[r.id for r in x] for x in b] and all(
+        r.score == pytest.approx(s.score, abs=1e-6) for x, y in zip(a, b, strict=True)
+        for r, s in zip(x, y, strict=True))
 
 
-def _ranker_answers(index: TopicIndex) -> list[list[tuple[str, float]]]:
-    return [[(r.id, round(r.score, 9)) for r in index.ranker.rank_sync(text, top_k=12, gate=False)]
-            for text in _QUERIES]
+async def _answers(index: TopicIndex) -> list[list]:
+    return [await index.rank(RankQuery(text=text, top_k=8)) for text in _QUERIES]
+
+
+def _ranker_answers(index: TopicIndex) -> list[list]:
+    return [index.ranker.rank_sync(text, top_k=12, gate=False) for text in _QUERIES]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -238,10 +241,10 @@ async def test_an_index_built_by_delta_holds_what_a_full_read_holds(store, seed)
         await index.refresh()
         await full.refresh()
         assert list(index.stored.values()) == store.current(), f"step {step}"
-        assert await _answers(index) == await _answers(full), f"step {step}"
+        assert _same(await _answers(index), await _answers(full)), f"step {step}"
     # most builds read a few sources, not everything; the ranker answers as one built from nothing
     assert sum(1 for r in counting.reads if r == {}) < len(counting.reads) // 2
     scratch = _index(store)
     await scratch.refresh()
-    assert _ranker_answers(index) == _ranker_answers(scratch)
+    assert _same(_ranker_answers(index), _ranker_answers(scratch))
     assert pruned or seed  # at least one series crosses a prune that removed rows
