@@ -1,5 +1,11 @@
 """The topic index: the store's current snapshot → the ranker's index and the cross-platform stories.
 
+A rebuild reads from the store only what changed since the last one (`Store.changes_since`):
+the current topics of the sources a cycle touched, merged into the rows the live index was
+built from in the order a full read gives; everything on the first build, after a prune, or
+when the store cannot tell. A row changed outside the store's writes (edited by hand) is seen
+at the next full read.
+
 Rebuilds run off the event loop and are coalesced: a rebuild asked for while one is
 waiting to start joins it, and one asked for while a build is running is answered by
 the single build that follows it, so a burst of fetch jobs costs one extra rebuild, not
@@ -11,6 +17,7 @@ with one assignment right after the ranker publishes its own snapshot.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import time
 from collections.abc import Sequence
@@ -19,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import StoppingError, StoreError
 from .ranking import Ranked, Ranker, RankQuery
-from .store import Store, StoredTopic
+from .store import DataVersion, Store, StoredTopic, current_order
 from .stories import Story
 from .story_grouping import StoryIndex, background_of, link_model_for
 
@@ -61,7 +68,8 @@ class TopicIndex:
         self._stories: StoryIndex | None = None  # held across builds: keeps cluster ids stable
         self._build_lock = asyncio.Lock()
         self._pending: asyncio.Future[int] | None = None  # the next build, shared by everyone who asks now
-        self.built_from: tuple[int, int] | None = None  # the store's data version the live index was read at
+        self.built_from: DataVersion | None = None  # the store's data version the live index was read at
+        self._rows: list[StoredTopic] | None = None  # what the live index was built from, in `current_order`
 
     # -- building -----------------------------------------------------------------
     def attach(self, loaded: LoadedRanker) -> None:
@@ -131,9 +139,13 @@ class TopicIndex:
         return True
 
     async def _build(self) -> int:
-        # read the version first: a cycle committing between the two reads is picked up next time
-        version = await asyncio.to_thread(self.store.data_version)
-        current = await asyncio.to_thread(self.store.current)
+        # read the changes first: a cycle committing between the two reads is picked up next time
+        version, changed = await asyncio.to_thread(self.store.changes_since, self.built_from)
+        if changed is None or self._rows is None:  # the first build, or the store cannot tell what changed
+            current = await asyncio.to_thread(self.store.current)
+        else:  # only the sources a cycle touched since the last build are read again
+            fresh = await asyncio.to_thread(self.store.current, sources=changed) if changed else []
+            current = _merged(self._rows, changed, fresh)
         ranker = self.ranker
         if ranker is None:  # before the model is loaded there is nothing to index into
             return len(current)
@@ -151,7 +163,7 @@ class TopicIndex:
                               clusters={m.id: c for c in clusters for m in c.members},
                               members={c.id: frozenset(m.id for m in c.members) for c in clusters},
                               generation=self.view.generation + 1)
-        self.built_from = version
+        self.built_from, self._rows = version, current
         log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
         return len(current)
 
@@ -214,3 +226,16 @@ class TopicIndex:
             if len(out) == q.top_k:
                 break
         return out
+
+
+def _merged(rows: list[StoredTopic], sources: frozenset[str], fresh: list[StoredTopic]) -> list[StoredTopic]:
+    """`rows` with the topics of `sources` replaced by `fresh` (both in `current_order`), in that order:
+    exactly what `Store.current()` would return. The kept rows are the same objects as before."""
+    out = [s for s in rows if s.topic.source not in sources] if sources else list(rows)
+    if len(fresh) > 256:  # many: one sort (two sorted runs merge in linear time)
+        out.extend(fresh)
+        out.sort(key=current_order)
+    else:  # a cycle's few: each placed by bisection, not a key computed for every row held
+        for s in fresh:
+            bisect.insort(out, s, key=current_order)
+    return out

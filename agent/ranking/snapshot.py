@@ -110,6 +110,8 @@ class IndexSnapshot:
     is_new: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # platform -> its rows, ascending: the next build finds a changed list's rows without walking every row
     rows_of: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    # what each row was built from, as passed (a StoredTopic, say): passed again, it lends its row unread
+    items: tuple[Any, ...] = ()
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -183,6 +185,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     if previous is not None:
         prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
         prev_texts, prev_entries = previous.texts, previous.entries
+        prev_items = previous.items if len(previous.items) == len(previous) else None
         lent = bytearray(len(previous))
         for i, (item, key) in enumerate(zip(items, keys, strict=True)):
             if not i & 255:
@@ -190,7 +193,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
             j = prev_get(key)
             if j is not None and not lent[j]:  # a row is lent once
                 old = prev_entries[j]
-                if old is item or old.topic is item:  # the same object: nothing to read again
+                # the same object (frozen, so the same facts): nothing to read again
+                if old is item or old.topic is item or (prev_items is not None and prev_items[j] is item):
                     lent[j] = 1
                     reuse_list[i] = j
                     same_rows.append(i)
@@ -312,7 +316,8 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     cjk.setflags(write=False)
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
                          dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
-                         _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of))
+                         _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of),
+                         tuple(items))
 
 
 def _terms(text: str) -> frozenset[str]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .base import Store
-from .records import HeatPoint, SourceHealth, StoredTopic
+from .records import DataVersion, HeatPoint, SourceHealth, StoredTopic, current_order
 from .sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["HeatPoint", "SQLiteStore", "SourceHealth", "Store", "StoredTopic", "open_store", "store_location"]
+__all__ = ["DataVersion", "HeatPoint", "SQLiteStore", "SourceHealth", "Store", "StoredTopic", "current_order",
+           "open_store", "store_location"]
 
 
 def open_store(settings: Settings) -> Store:

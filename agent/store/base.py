@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from ..models import Topic
-from .records import HeatPoint, SourceHealth, StoredTopic
+from .records import DataVersion, HeatPoint, SourceHealth, StoredTopic
 
 __all__ = ["Cursor", "Row", "Store", "Tx"]
 
@@ -63,7 +63,7 @@ class Store(Protocol):
     def checkpoint(self) -> None: ...
 
     def current(self, *, source: str | None = None, lang: str | None = None, limit: int | None = None,
-                ids: Sequence[str] | None = None) -> list[StoredTopic]: ...
+                ids: Sequence[str] | None = None, sources: Iterable[str] | None = None) -> list[StoredTopic]: ...
 
     def get(self, topic_id: str) -> StoredTopic | None: ...
 
@@ -73,5 +73,7 @@ class Store(Protocol):
 
     def cycle_count(self) -> int: ...
 
-    def data_version(self) -> tuple[int, int]: ...
+    def data_version(self) -> DataVersion: ...
+
+    def changes_since(self, version: DataVersion | None) -> tuple[DataVersion, frozenset[str] | None]: ...
 

@@ -112,4 +112,14 @@ MIGRATIONS: tuple[str, ...] = (
         value       TEXT NOT NULL
     );
     """,
+    # 4: what a re-index by delta reads: the topics a cycle wrote (by cycle), and a record of each
+    # prune that removed rows (a prune rewrites histories of every source, so readers start over)
+    """
+    CREATE INDEX observations_cycle ON observations (cycle_id);
+    CREATE TABLE prunes (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at          TEXT NOT NULL,
+        removed     INTEGER NOT NULL
+    );
+    """,
 )

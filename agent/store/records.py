@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..models import Topic
 
-__all__ = ["HeatPoint", "SourceHealth", "StoredTopic"]
+__all__ = ["DataVersion", "HeatPoint", "SourceHealth", "StoredTopic", "current_order"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,3 +63,18 @@ class StoredTopic:
         if self.velocity is None or abs(self.velocity) < 1e-9:
             return "steady"
         return "rising" if self.velocity > 0 else "falling"
+
+
+class DataVersion(NamedTuple):
+    """What the store holds, told in three numbers (`Store.data_version`): equal versions, equal data."""
+
+    cycles: int  # fetch cycles and ingests held
+    newest: int  # the newest one's id
+    prunes: int  # prunes that removed rows
+
+
+def current_order(stored: StoredTopic) -> tuple[bool, float, bool, int, str]:
+    """The order `Store.current` hands topics out in: hottest first, then by rank (none first), then by id."""
+    topic = stored.topic
+    heat, rank = topic.heat, topic.rank
+    return heat is None, -heat if heat is not None else 0.0, rank is not None, rank or 0, topic.id

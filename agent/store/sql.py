@@ -19,7 +19,7 @@ from typing import Any
 
 from ..models import Topic, utcnow
 from .base import Row, Tx
-from .records import HeatPoint, SourceHealth, StoredTopic
+from .records import DataVersion, HeatPoint, SourceHealth, StoredTopic, current_order
 
 __all__ = ["SQLStore"]
 
@@ -123,9 +123,11 @@ class SQLStore(ABC):
         words_cutoff = _iso(now - timedelta(days=keep_utterances_days))
         with self.transaction() as db:
             removed = db.execute("DELETE FROM observations WHERE observed_at < ?", (cutoff,)).rowcount
-            db.execute("DELETE FROM topics WHERE last_seen < ? AND id NOT IN (SELECT topic_id FROM observations)",
-                       (cutoff,))
-            db.execute("DELETE FROM cycles WHERE finished_at < ?", (cutoff,))
+            gone = db.execute("DELETE FROM topics WHERE last_seen < ? AND id NOT IN "
+                              "(SELECT topic_id FROM observations)", (cutoff,)).rowcount
+            gone += db.execute("DELETE FROM cycles WHERE finished_at < ?", (cutoff,)).rowcount
+            if removed or gone:  # in the same transaction: a reader sees the deletions and this row together
+                db.execute("INSERT INTO prunes (at, removed) VALUES (?, ?)", (_iso(now), removed))
             db.execute("DELETE FROM decisions WHERE at < ?", (cutoff,))
             db.execute("DELETE FROM workflow_runs WHERE started_at < ?", (cutoff,))
             db.execute("UPDATE decisions SET utterance = '' WHERE at < ? AND utterance <> ''", (words_cutoff,))
@@ -152,12 +154,21 @@ class SQLStore(ABC):
     _IS_CURRENT = " WHERE (t.last_seen = h.last_success OR t.ingested = 1)"
 
     def current(self, *, source: str | None = None, lang: str | None = None,
-                limit: int | None = None, ids: Sequence[str] | None = None) -> list[StoredTopic]:
-        """Topics of each source's last good snapshot, hottest first within each rank."""
-        where, params = [], []
+                limit: int | None = None, ids: Sequence[str] | None = None,
+                sources: Iterable[str] | None = None) -> list[StoredTopic]:
+        """Topics of each source's last good snapshot (of `sources` only, when given), in `current_order`:
+        hottest first, then by rank, then by id."""
+        where: list[str] = []
+        params: list[Any] = []
         if source:
             where.append("t.source = ?")
             params.append(source)
+        if sources is not None:
+            names = sorted(set(sources))
+            if not names:  # `IN ()` is valid SQLite but a syntax error in PostgreSQL
+                return []
+            where.append(f"t.source IN ({','.join('?' * len(names))})")
+            params.extend(names)
         if lang:
             where.append("t.lang = ?")
             params.append(lang)
@@ -167,10 +178,12 @@ class SQLStore(ABC):
             where.append(f"t.id IN ({','.join('?' * len(ids))})")
             params.extend(ids)
         sql = self._CURRENT + self._IS_CURRENT + "".join(" AND " + w for w in where)
-        sql += " ORDER BY t.heat IS NULL, t.heat DESC, t.rank"
+        sql += " ORDER BY t.heat IS NULL, t.heat DESC, t.rank IS NOT NULL, t.rank"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [self._stored(r) for r in self.query(sql, params)]
+        # ties sorted here, not in SQL: the two databases order NULLs and text differently, and a
+        # re-read of a few sources must merge into exactly the order a full read gives
+        return sorted((self._stored(r) for r in self.query(sql, params)), key=current_order)
 
     def get(self, topic_id: str) -> StoredTopic | None:
         rows = self.query(self._CURRENT + " WHERE t.id = ?", (topic_id,))
@@ -187,14 +200,48 @@ class SQLStore(ABC):
     def cycle_count(self) -> int:
         return int(self.query("SELECT COUNT(*) FROM cycles")[0][0])
 
-    def data_version(self) -> tuple[int, int]:
-        """Changes whenever a fetch cycle or an ingest commits, from this process or any other.
+    def data_version(self) -> DataVersion:
+        """Changes whenever a fetch cycle, an ingest or a prune commits, from this process or any other.
 
         The count as well as the newest id: with several writers, a cycle numbered below the
         newest one seen can still commit later (ids are handed out before commit).
         """
-        row = self.query("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM cycles")[0]
-        return int(row[0]), int(row[1])
+        row = self.query("SELECT (SELECT COUNT(*) FROM cycles), (SELECT COALESCE(MAX(id), 0) FROM cycles), "
+                         "(SELECT COUNT(*) FROM prunes)")[0]
+        return DataVersion(int(row[0]), int(row[1]), int(row[2]))
+
+    def changes_since(self, version: DataVersion | None) -> tuple[DataVersion, frozenset[str] | None]:
+        """The data version now, and the sources whose current topics may differ from what they were at
+        `version`: those a cycle since fetched, and those of every topic a cycle since wrote (an
+        ingest's, whatever their source). None when it cannot tell, so every source may differ: no
+        `version`, a prune since, or a cycle numbered below `version`'s newest that committed later.
+
+        One statement, so one snapshot on both databases: the version and the changes agree.
+        """
+        if version is None:
+            return self.data_version(), None
+        rows = self.query(
+            """SELECT 'cycle' AS kind, c.id AS n, c.sources AS name FROM cycles c WHERE c.id > ?
+               UNION ALL SELECT DISTINCT 'wrote', 0, t.source FROM observations o JOIN topics t ON t.id = o.topic_id
+                   WHERE o.cycle_id > ?
+               UNION ALL SELECT 'cycles', COUNT(*), '' FROM cycles
+               UNION ALL SELECT 'newest', COALESCE(MAX(id), 0), '' FROM cycles
+               UNION ALL SELECT 'prunes', COUNT(*), '' FROM prunes""", (version.newest, version.newest))
+        marks = {"cycles": 0, "newest": 0, "prunes": 0}
+        new_cycles = 0
+        changed: set[str] = set()
+        for kind, n, name in ((r[0], int(r[1]), r[2]) for r in rows):
+            if kind == "cycle":
+                new_cycles += 1
+                changed.update(json.loads(name))
+            elif kind == "wrote":
+                changed.add(name)
+            else:
+                marks[kind] = n
+        now = DataVersion(**marks)
+        if now.prunes != version.prunes or now.cycles != version.cycles + new_cycles:
+            return now, None
+        return now, frozenset(changed)
 
     @staticmethod
     def _stored(row: Row) -> StoredTopic:

@@ -26,8 +26,14 @@ the main thread at `--rate` a second (40: a hundred speakers, one line each 2.5 
 p50/p99 are printed beside the same decisions at the same rate on the same index with nothing
 being built (target: p99 within 2x of idle), with the re-index's time meanwhile.
 
-With `--store`, it then ingests the last stage's topics into a fresh SQLite store and times the
-read the service makes before every re-index (`store.current()`, every current row).
+With `--store`, it then puts the last stage's topics into a fresh SQLite store (ingested, the
+fetched source's 50 as a fetch cycle) and indexes them through `TopicIndex`, as the service does
+(on the ranker and story index the stages built).
+It then alternates, three times: a fetch of 50 new topics re-indexed by delta (the store's
+changes since the last build, the changed source's rows read and merged; `Ranker.index`;
+stories; the view the index publishes, with its cluster maps), and what each re-index did
+before: the full read of every current row (`store.current()`) and the ranker's build of those
+rows, with the load average beside them.
 
     .venv/bin/python scripts/bench/index_growth.py                       # lexical, to 100k
     .venv/bin/python scripts/bench/index_growth.py --dense --stages 20000 100000
@@ -41,6 +47,7 @@ import resource
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -115,6 +122,107 @@ def rss_mib() -> tuple[float, float]:
     return peak, current
 
 
+class _Timed:
+    """A real store whose reads are timed, the way the index asks for them."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.took: dict[str, float] = {}
+
+    def _timed(self, name: str, fn: Any, *a: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            self.took[name] = self.took.get(name, 0.0) + time.perf_counter() - t0
+
+    def changes_since(self, version: Any) -> Any:
+        return self._timed("changes", self._store.changes_since, version)
+
+    def current(self, **kw: Any) -> Any:
+        return self._timed("read", self._store.current, **kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def store_path(held: list[Topic], base: list[tuple[str, str]], made: int, ranker: Ranker, stories: StoryIndex,
+               batch: int) -> None:
+    """The held topics in a fresh SQLite store (ingested, and `FETCHED` as a real fetch), indexed the way
+    the service does (`TopicIndex`, on the ranker and stories already holding them); then, alternating,
+    a fetch of 50 new topics re-indexed by delta (read what changed + merge, `Ranker.index`, stories)
+    and what each re-index did before: the full read of every current row, and the ranker's build of
+    those rows (new objects, matched by text; built, not published)."""
+    import asyncio
+    import os
+    import tempfile
+
+    from agent.fetching import SourceOutcome
+    from agent.store import SQLiteStore
+    from agent.topic_index import TopicIndex
+
+    store = SQLiteStore(Path(tempfile.mkdtemp(prefix="tl-growth-")) / "trendlens.sqlite3")
+    ingested = [t for t in held if t.source != FETCHED]
+    for start in range(0, len(ingested), batch):
+        store.ingest(ingested[start:start + batch])
+    store.record_cycle([SourceOutcome(source=FETCHED, topics=[t for t in held if t.source == FETCHED])])
+    timed = _Timed(store)
+    index = TopicIndex(timed)  # type: ignore[arg-type]  # the store's own methods, timed
+    index.ranker = ranker
+    index._stories = stories  # what the stages built: no first story build of everything from nothing
+    build = ranker.index
+    took: dict[str, float] = {}
+
+    def index_timed(topics: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return build(topics, **kw)
+        finally:
+            took["index"] = time.perf_counter() - t0
+
+    ranker.index = index_timed  # type: ignore[method-assign]
+    group = stories.update
+
+    def stories_timed(*a: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return group(*a, **kw)
+        finally:
+            took["stories"] = time.perf_counter() - t0
+
+    stories.update = stories_timed  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    count = asyncio.run(index.refresh())
+    print(f"store path (SQLite, {count} current rows): first build, full read "
+          f"{timed.took['read']:.2f} s, whole build {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"{'run':>4} {'delta read ms':>14} {'index ms':>9} {'stories ms':>11} {'view ms':>8} {'+50 total ms':>13} "
+          f"{'full read s':>12} {'its index ms':>13} {'load 1m':>8}", flush=True)
+
+    async def cycle(n: int) -> tuple[float, float, float, float, float]:
+        new = make_topics(base, made + 50 * n, 50, source=FETCHED)
+        store.record_cycle([SourceOutcome(source=FETCHED, topics=new)])
+        timed.took.clear()
+        t0 = time.perf_counter()
+        await index.refresh()
+        total = time.perf_counter() - t0
+        read = timed.took["changes"] + timed.took.get("read", 0.0)
+        return read, took["index"], took["stories"], total - read - took["index"] - took["stories"], total
+
+    for n in range(3):  # alternating: the machine's load moves both alike
+        read, idx, grouped, rest, total = asyncio.run(cycle(n))
+        t0 = time.perf_counter()
+        rows = store.current()
+        full = time.perf_counter() - t0
+        assert rows == list(index.stored.values())  # the delta built exactly what a full read returns
+        t0 = time.perf_counter()
+        ranker.build(rows)
+        full_index = time.perf_counter() - t0
+        print(f"{n + 1:>4} {read * 1000:>14.1f} {idx * 1000:>9.0f} {grouped * 1000:>11.0f} {rest * 1000:>8.0f} "
+              f"{total * 1000:>13.0f} "
+              f"{full:>12.2f} {full_index * 1000:>13.0f} {os.getloadavg()[0]:>8.2f}", flush=True)
+    store.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stages", type=int, nargs="+", default=[1000, 5000, 10000, 20000, 50000, 100000])
@@ -124,7 +232,8 @@ def main() -> int:
     parser.add_argument("--during", type=int, default=20000,
                         help="the stage whose last request is re-indexed while decisions are timed (0: none)")
     parser.add_argument("--rate", type=float, default=40.0, help="decisions a second during and beside it")
-    parser.add_argument("--store", action="store_true", help="then time the store read of every current row")
+    parser.add_argument("--store", action="store_true",
+                        help="then time a fetch re-indexed by delta through the store, beside the full read")
     args = parser.parse_args()
     base = real_titles()
     utterances = queries()
@@ -214,20 +323,7 @@ def main() -> int:
               f"{story_s * 1000:>15.0f} {(idx_s + story_s) * 1000:>13.0f} {np.percentile(ms, 50):>14.1f} "
               f"{np.percentile(ms, 99):>7.1f}", flush=True)
     if args.store:
-        import tempfile
-
-        from agent.store import SQLiteStore
-
-        store = SQLiteStore(Path(tempfile.mkdtemp(prefix="tl-growth-")) / "trendlens.sqlite3")
-        for start in range(0, len(held), args.batch):
-            store.ingest(held[start:start + args.batch])
-        reads = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            rows = store.current()
-            reads.append(time.perf_counter() - t0)
-        store.close()
-        print(f"store.current() of {len(rows)} rows (SQLite): {', '.join(f'{r:.2f}' for r in reads)} s", flush=True)
+        store_path(held, base, made, ranker, stories, args.batch)
     return 0
 
 

@@ -129,3 +129,36 @@ def test_kill_9_mid_cycle_keeps_every_committed_cycle(database_url, tmp_path):
     counts = store.query("SELECT cycle_id, COUNT(*) FROM observations GROUP BY cycle_id")
     assert len(counts) == cycles and {c[1] for c in counts} == {50}
     store.close()
+
+
+def test_changes_since_names_the_sources_that_changed(store):
+    t0 = utcnow() - timedelta(days=3)
+    assert store.changes_since(None) == (store.data_version(), None)  # no version: it cannot tell
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics(("春晚", 1.0))),
+                        SourceOutcome(source="zhihu", topics=topics(("哪吒2", 1.0), source="zhihu"))], now=t0)
+    seen = store.data_version()
+    assert store.changes_since(seen) == (seen, frozenset())
+    store.record_cycle([SourceOutcome(source="weibo", error=FetchError("weibo", "HTTP 503"))],
+                       now=t0 + timedelta(hours=1))
+    version, changed = store.changes_since(seen)
+    assert version == store.data_version() and changed == {"weibo"}
+    # an ingest changes the sources of the rows it wrote, whatever its topics say: a `ref` onto zhihu's row
+    store.ingest([Topic(source="user", item_id="1", title="x", ref="zhihu:哪吒2")], now=t0 + timedelta(hours=2))
+    assert store.changes_since(version)[1] == {"ingest", "zhihu"}
+    assert store.changes_since(seen)[1] == {"weibo", "ingest", "zhihu"}
+
+
+def test_changes_since_cannot_tell_after_a_prune_or_a_late_commit(store):
+    old = utcnow() - timedelta(days=40)
+    for i in range(3):
+        store.record_cycle([SourceOutcome(source="weibo", topics=topics((f"t{i}", 1.0)))],
+                           now=old + timedelta(days=2 * i))
+    version = store.data_version()
+    # a version read while a cycle numbered below the newest had not committed yet (several writers)
+    before = version._replace(cycles=version.cycles - 1)
+    assert store.changes_since(before)[1] is None
+    assert store.prune(39) > 0  # removes the first cycle: every source's history may have changed
+    assert store.changes_since(version)[1] is None
+    # the late commit and the prune cancel out in the count: the prune's own record still tells
+    assert store.data_version().cycles == before.cycles and store.changes_since(before)[1] is None
+    assert store.prune(39) == 0 and store.changes_since(store.data_version())[1] == frozenset()
