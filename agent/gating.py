@@ -131,9 +131,9 @@ class SessionGate:
                 left = self.on_screen_until - now
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
                                 detail=f"{on_screen.topic_id} on screen for {left:.1f}s more")
-            self._show(top, now)
+            self._show(top, now)  # the detail names the caption replaced, read before `_show` moved on
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
-                            detail=f"stronger than {self.on_screen.topic_id}" if self.on_screen else "")
+                            detail=f"stronger than {on_screen.topic_id}")
         if now - self.last_shown_at < p.cooldown_s:
             return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")

@@ -57,6 +57,7 @@ def test_only_a_clearly_stronger_item_replaces():
     say_and_decide(g, [c("a", 0.6)], 0)
     d = say_and_decide(g, [c("b", 0.9)], 5)
     assert d.show and d.reason == "replaced" and d.topic_id == "b"
+    assert d.detail == "stronger than a"  # the caption it replaced, not itself
 
 
 def test_cooldown_after_lock_expires():
