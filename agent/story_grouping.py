@@ -127,9 +127,17 @@ class StoryIndex:
     # groups big enough to have names, on two platforms: root -> how many members carry each term
     _big: dict[str, Counter[str]] = field(default_factory=dict)
     _speaker_only: set[str] = field(default_factory=set)  # held headlines that are a speaker alone
+    # each held topic's story, and each story's member ids, kept as stories are made again: a reader
+    # gets copies (`story_maps`), not maps walked again over every held topic at each update
+    _story_of: dict[str, Story] = field(default_factory=dict)
+    _ids_of: dict[str, frozenset[str]] = field(default_factory=dict)  # story id -> its member ids
 
     def __len__(self) -> int:
         return len(self._topics)
+
+    def story_maps(self) -> tuple[dict[str, Story], dict[str, frozenset[str]]]:
+        """Copies of each held topic's story and each story's member ids, as the last update left them."""
+        return dict(self._story_of), dict(self._ids_of)
 
     # -- holding ---------------------------------------------------------------
     def _drop(self, tid: str) -> None:
@@ -423,6 +431,11 @@ class StoryIndex:
         if cluster is not None:
             self._taken.discard(cluster.id)
             self._gone.add(self._key.pop(root))
+            # every unbuild of an update comes before its builds, so a story id made again is not popped here
+            story_of = self._story_of
+            for tid in self._ids_of.pop(cluster.id, ()):
+                if story_of.get(tid) is cluster:
+                    del story_of[tid]
 
     def _refresh_heat(self) -> None:
         """Fair heat again for the platforms whose lists changed; their members' clusters are stale."""
@@ -450,6 +463,7 @@ class StoryIndex:
         previous = self._previous
         attached = self._attached
         away = self._attached_to
+        story_of = self._story_of
         members_of = {root: idx + list(attached[root]) if root in attached else idx
                       for root, idx in self._groups.items() if root not in self._built and root not in away}
         todo = list(members_of)
@@ -483,6 +497,11 @@ class StoryIndex:
             if known is None:
                 if cid in used:
                     cid = "c-" + stable_id(*sorted(idx))
+                # a lone item's two ids are one; the story that kept its old id holds it: count on
+                again = 1
+                while cid in used:
+                    cid = "c-" + stable_id(*sorted(idx), str(again))
+                    again += 1
                 used.add(cid)
             best: dict[str, float] = {}
             for i, t in zip(order, members, strict=True):
@@ -491,8 +510,10 @@ class StoryIndex:
             links = tuple(sorted([*self._group_links.get(root, []), *attached.get(root, {}).values()],
                                  key=lambda e: (-e.probability, e.a, e.b)))
             cluster = self._built[root] = Story(cid, members, heat, tuple(best), sum(best.values()), links)
+            self._ids_of[cid] = frozenset(idx)
             for i in idx:
                 previous[i] = cid
+                story_of[i] = cluster
             key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)
             fresh.append(key)
         # the order kept from the last update, less the clusters made again, plus the new ones

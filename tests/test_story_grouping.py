@@ -133,6 +133,9 @@ def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
         for source in sorted(day.lists):
             held += day.lists[source]
             stories = index.update(held)
+            story_of, ids_of = index.story_maps()  # kept as stories are made again, equal to them made whole
+            assert story_of == {m: s for s in stories for m in s.member_ids}
+            assert ids_of == {s.id: frozenset(s.member_ids) for s in stories}
             now = {frozenset(s.member_ids): s.id for s in stories}
             for home in stories:
                 inside = [sid for members, sid in before.items()
@@ -146,6 +149,23 @@ def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
             before = now
         assert len({s.id for s in stories}) == len(stories)
     assert kept >= 10 and grown >= 3  # the replay really grew stories, and each kept its id
+
+
+def test_an_item_that_leaves_its_story_never_takes_the_id_the_story_kept() -> None:
+    """A story's id comes from its first member; when that member is re-worded away, the story keeps
+    the id and the lone item must get another (it once got the same one: two stories, one id)."""
+    index = StoryIndex()
+    story = cycle(1.0)[:3]
+    first = index.update(story)
+    agents = next(c for c in first if len(c.members) == 3)
+    lead = min(agents.member_ids)  # the member the id was made from
+    moved = [t.model_copy(update={"title": "高考报名人数创新高"}) if t.id == lead else t for t in story]
+    second = index.update(moved)
+    assert len({c.id for c in second}) == len(second)
+    kept = next(c for c in second if len(c.members) == 2)
+    assert kept.id == agents.id and lead not in kept.member_ids
+    story_of, ids_of = index.story_maps()
+    assert story_of[lead].id != agents.id and ids_of[agents.id] == frozenset(kept.member_ids)
 
 
 def test_an_abandoned_story_update_is_finished_by_the_next_one() -> None:
