@@ -220,6 +220,20 @@ def _ranker_answers(index: TopicIndex) -> list[list]:
     return [index.ranker.rank_sync(text, top_k=12, gate=False) for text in _QUERIES]
 
 
+def _story_maps(index: TopicIndex) -> tuple[dict, dict]:
+    return index.view.clusters, index.view.members
+
+
+def _groups(index: TopicIndex) -> set[frozenset[str]]:
+    return set(index.view.members.values())
+
+
+def _derived(stories: list) -> tuple[dict, dict]:
+    """The maps the view holds, made again from its stories: what the builds keep must equal them."""
+    return ({m.id: c for c in stories for m in c.members},
+            {c.id: frozenset(m.id for m in c.members) for c in stories})
+
+
 @pytest.mark.parametrize("seed", range(6))
 async def test_an_index_built_by_delta_holds_what_a_full_read_holds(store, seed):
     rng = random.Random(seed)
@@ -242,6 +256,9 @@ async def test_an_index_built_by_delta_holds_what_a_full_read_holds(store, seed)
         await full.refresh()
         assert list(index.stored.values()) == store.current(), f"step {step}"
         assert _same(await _answers(index), await _answers(full)), f"step {step}"
+        assert _story_maps(index) == _derived(index.cluster_list()), f"step {step}"
+        assert _story_maps(full) == _derived(full.cluster_list()), f"step {step}"
+        assert _groups(index) == _groups(full), f"step {step}"
     # most builds read a few sources, not everything; the ranker answers as one built from nothing
     assert sum(1 for r in counting.reads if r == {}) < len(counting.reads) // 2
     scratch = _index(store)
