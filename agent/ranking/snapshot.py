@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -112,6 +113,9 @@ class IndexSnapshot:
     rows_of: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     # what each row was built from, as passed (a StoredTopic, say): passed again, it lends its row unread
     items: tuple[Any, ...] = ()
+    # id() of each of `items` -> its row: the next build finds the rows passed again without a loop in
+    # Python (the snapshot holds `items`, so no other live object can have one of these ids)
+    item_rows: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -171,18 +175,24 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     Blocking: call it in a worker thread."""
     items = list(topics)
     n = len(items)
-    keys = [_key(item) for item in items]
     model = embedder.name if embedder is not None else ""
     if previous is not None and len(previous.texts) != len(previous):
         previous = None  # built without texts: nothing to match rows on
-    reuse_list = [-1] * n
-    same_rows: list[int] = []  # the very entry of the previous snapshot: its heat is known too
-    same_lang: list[int] = []  # other rows whose language the previous snapshot read
-    entry_list: list[RankerEntry] = []
-    texts: list[str] = []
-    new_docs: list[str] = []
-    touched: set[str] = set()  # platforms whose list changed: their fair heat is computed again
-    if previous is not None:
+    keys: list[str]
+    reuse_list: list[int]
+    same_rows: list[int]  # the very entry of the previous snapshot: its heat is known too
+    same_lang: list[int]  # other rows whose language the previous snapshot read
+    entry_list: list[RankerEntry]
+    texts: list[str]
+    new_docs: list[str]
+    touched: set[str]  # platforms whose list changed: their fair heat is computed again
+    matched = _match(items, previous) if previous is not None else None
+    if matched is not None:  # most rows passed again as the very objects: only the others are read
+        keys, reuse_list, same_rows, same_lang, entry_list, texts, new_docs, touched = matched
+    else:
+        keys = [_key(item) for item in items]
+        reuse_list, same_rows, same_lang, entry_list, texts, new_docs, touched = [-1] * n, [], [], [], [], [], set()
+    if previous is not None and matched is None:
         prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
         prev_texts, prev_entries = previous.texts, previous.entries
         prev_items = previous.items if len(previous.items) == len(previous) else None
@@ -218,7 +228,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
             entry_list.append(entry)
             texts.append(text)
         touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~np.frombuffer(lent, dtype=bool)).tolist())
-    else:
+    elif previous is None:
         entry_list = [as_entry(item) for item in items]
         texts = [doc_text(e.topic) for e in entry_list]
         new_docs = texts
@@ -256,8 +266,14 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     else:
         mat = np.zeros((len(entries), 0), dtype=np.float32)
         old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
-        tokens = tuple(old_tokens[j] if old_tokens is not None and j >= 0 else _terms(t)
-                       for j, t in zip(reuse.tolist(), texts, strict=True))
+        if old_tokens is not None:  # the lent rows' terms in one gather, the others tokenized
+            reused = reuse >= 0
+            terms = _gather(old_tokens, reuse[reused], n, reused)
+            for i in np.flatnonzero(~reused).tolist():
+                terms[i] = _terms(texts[i])
+            tokens = tuple(terms)
+        else:
+            tokens = tuple(_terms(t) for t in texts)
     _check(cancel)
     lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
     heat = np.zeros(n, dtype=np.float64)
@@ -317,7 +333,68 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
                          dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
                          _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of),
-                         tuple(items))
+                         tuple(items), MappingProxyType(dict(zip(map(id, items), range(n), strict=True))))
+
+
+_Matched = tuple[list[str], list[int], list[int], list[int], list[RankerEntry], list[str], list[str], set[str]]
+
+
+def _gather(values: Sequence[Any], rows: np.ndarray, n: int, where: np.ndarray) -> np.ndarray:
+    """An object array of `n` whose `where` places hold `values[rows]`, gathered in C, not a loop."""
+    src = np.empty(len(values), dtype=object)
+    src[:] = values
+    out = np.empty(n, dtype=object)
+    out[where] = src[rows]
+    return out
+
+
+def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
+    """What the reuse loop of `build_snapshot` gives, found in bulk: the items passed again as the very
+    objects `previous` was built from take their rows (key, entry, text) without being read, and only
+    the other items go through the loop's own matching by key and text. None (use the loop) when
+    `previous` did not keep its items, or an item is passed twice, or a new item's key is one a row
+    passed again holds (the loop's order of lending then decides; it is the rare case)."""
+    if len(previous.items) != len(previous) or len(previous.item_rows) != len(previous):
+        return None
+    n = len(items)
+    found = np.fromiter(map(previous.item_rows.get, map(id, items), repeat(-1)), dtype=np.int64, count=n)
+    again = found >= 0
+    rows = found[again]
+    lent = np.zeros(len(previous), dtype=bool)
+    lent[rows] = True
+    if int(lent.sum()) != len(rows):  # one object passed twice: the loop lends its row once
+        return None
+    rest = np.flatnonzero(~again).tolist()
+    keys = _gather(previous.keys, rows, n, again)
+    entries = _gather(previous.entries, rows, n, again)
+    texts = _gather(previous.texts, rows, n, again)
+    reuse = found.copy()
+    prev_get = previous.pos.get
+    prev_texts, prev_entries = previous.texts, previous.entries
+    same_lang: list[int] = []
+    new_docs: list[str] = []
+    touched: set[str] = set()
+    for i in rest:
+        item = items[i]
+        key = keys[i] = _key(item)
+        entry = entries[i] = as_entry(item)
+        text = texts[i] = doc_text(entry.topic)
+        j = prev_get(key)
+        reuse[i] = -1
+        if j is not None and lent[j]:  # a row passed again holds this key too: the loop's order decides
+            return None
+        if j is not None and prev_texts[j] == text:
+            lent[j] = True
+            reuse[i] = j
+            old = prev_entries[j]
+            if old.topic.title == entry.topic.title and old.topic.lang == entry.topic.lang:
+                same_lang.append(i)
+        else:
+            new_docs.append(text)
+        touched.add(entry.topic.source)
+    touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~lent).tolist())
+    return (keys.tolist(), reuse.tolist(), np.flatnonzero(again).tolist(), same_lang, entries.tolist(),
+            texts.tolist(), new_docs, touched)
 
 
 def _terms(text: str) -> frozenset[str]:

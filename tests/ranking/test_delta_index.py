@@ -99,3 +99,39 @@ def test_cycles_of_changes_answer_as_a_full_rebuild(embedder: HashEmbedder | Non
     ranker.index(entries)
     same_as_rebuild(ranker, entries)
 
+
+
+def _built_both_ways(ranker: Ranker, items: Sequence[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Build `items` on the ranker's snapshot with the bulk match and with the loop alone: one snapshot."""
+    from agent.ranking import snapshot as module
+
+    previous = ranker.snapshot
+    fast = ranker.build(items)
+    with monkeypatch.context() as m:
+        m.setattr(module, "_match", lambda _items, _previous: None)
+        slow = ranker.build(items)
+    assert fast.ids == slow.ids and fast.texts == slow.texts and fast.items == slow.items
+    assert all(a is b or a == b for a, b in zip(fast.entries, slow.entries, strict=True))
+    assert np.array_equal(fast.matrix, slow.matrix) and fast.tokens == slow.tokens
+    for name in ("heat", "prior", "cjk", "velocity", "is_new"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    assert {s: r.tolist() for s, r in fast.rows_of.items()} == {s: r.tolist() for s, r in slow.rows_of.items()}
+    assert [fast.lexical.scores(q).tolist() for q in QUERIES] == [slow.lexical.scores(q).tolist() for q in QUERIES]
+    assert ranker.snapshot is previous
+    ranker.snapshot = fast
+
+
+@pytest.mark.parametrize("embedder", [None, HashEmbedder()], ids=["lexical", "dense"])
+def test_rows_passed_again_are_found_in_bulk_as_the_loop_finds_them(embedder, monkeypatch) -> None:
+    held: list[object] = [topic(i) for i in range(9)]
+    ranker = Ranker(embedder, held)
+    steps: list[list[object]] = [
+        held + [topic(i) for i in (9, 10, 11)],  # new rows after the ones passed again
+        [topic(2, title="全国多地迎来大范围降温")] + held[3:] + [topic(7, heat=500.0)],  # re-worded, re-heated
+        held[::-1],  # another order
+        [stored(t, velocity=1.0, observations=2) for t in held],  # new objects, the same texts
+        held + [held[0]],  # one object twice: the loop decides
+        [topic(0, heat=9.0)] + held,  # a new object under the key of a row passed again: the loop decides
+    ]
+    for items in steps:
+        _built_both_ways(ranker, items, monkeypatch)
