@@ -30,8 +30,10 @@ from __future__ import annotations
 import bisect
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress
+from operator import is_not, itemgetter
 
 import numpy as np
 
@@ -110,6 +112,7 @@ class StoryIndex:
     _group_of: dict[str, str] = field(default_factory=dict)
     _group_links: dict[str, list[Link]] = field(default_factory=dict)
     _dirty: set[str] = field(default_factory=set)
+    _unbuilt: set[str] = field(default_factory=set)  # roots whose story may have to be made (again)
     _taken: set[str] = field(default_factory=set)  # cluster ids of `_built`
     _norm: dict[str, float] = field(default_factory=dict)  # fair heat of each held topic
     _by_source: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -118,6 +121,7 @@ class StoryIndex:
     _pending: set[str] = field(default_factory=set)  # held but not yet compared (a cancelled update)
     # clusters hottest first, as (-score, -heat, id, root); `_gone` are entries to take out
     _order: list[tuple[float, float, str, str]] = field(default_factory=list)
+    _listed: list[Story] = field(default_factory=list)  # the story of each of `_order`, in its order
     _key: dict[str, tuple[float, float, str, str]] = field(default_factory=dict)
     _gone: set[tuple[float, float, str, str]] = field(default_factory=set)
     _built: dict[str, Story] = field(default_factory=dict)  # group root -> its story, while unchanged
@@ -140,6 +144,11 @@ class StoryIndex:
         return dict(self._story_of), dict(self._ids_of)
 
     # -- holding ---------------------------------------------------------------
+    def _drop_all(self, gone: set[str]) -> None:
+        for tid in gone:
+            self._drop(tid)
+            self._previous.pop(tid, None)
+
     def _drop(self, tid: str) -> None:
         topic = self._topics.pop(tid)
         self._touched.add(topic.source)
@@ -224,26 +233,33 @@ class StoryIndex:
         """
         if ids is None:
             ids = [t.id for t in topics]  # `Topic.id` is computed: read it once
-        wanted = dict(zip(ids, range(len(ids)), strict=True))
-        if len(wanted) < len(ids):  # a list naming one item twice holds it once, the first time
-            wanted = {}
+        held_topics = self._topics
+        named = set(ids)
+        todo: Iterable[tuple[str, int]]
+        if len(named) == len(ids):  # each id once: skip, in C, the topics held as these very objects
+            held_now = list(map(held_topics.get, ids))
+            if len(held_topics) > len(ids) - held_now.count(None):  # some held topics are not named
+                self._drop_all(held_topics.keys() - named)
+            todo = ((ids[i], i) for i in compress(range(len(ids)), map(is_not, held_now, topics)))
+        else:  # a list naming one item twice holds it once, the first time
+            wanted: dict[str, int] = {}
             for i, tid in enumerate(ids):
                 wanted.setdefault(tid, i)
-        for tid in self._topics.keys() - wanted.keys():
-            self._drop(tid)
-            self._previous.pop(tid, None)
+            self._drop_all(held_topics.keys() - named)
+            todo = wanted.items()
         fresh = []
-        held_topics = self._topics
-        for tid, i in wanted.items():
+        for tid, i in todo:
             step_aside()  # a build's loops let a query being answered go first (ranking/pacing.py)
             t = topics[i]
             held = held_topics.get(tid)
             if held is t:
                 continue
             if held is not None and held.title == t.title:
+                # same headline, same links: held as the object passed, so the next update passes it by
+                # (a full read of the store makes every row a new object; unheld, each stayed slow)
+                held_topics[tid] = t
                 if held.heat != t.heat or held.rank != t.rank or held.source != t.source:
-                    held_topics[tid] = t  # same headline: new heat and rank, same links
-                    self._stale.add(tid)
+                    self._stale.add(tid)  # new heat and rank: its story is made again
                     self._touched.add(t.source)
                 continue
             if held is not None:
@@ -311,6 +327,7 @@ class StoryIndex:
         size, topics = self.rules.story_size, self._topics
         for root, idx in members_of.items():
             self._groups[root] = idx
+            self._unbuilt.add(root)
             self._group_links[root] = used_links.get(root, [])
             for x in idx:
                 self._group_of[x] = root
@@ -427,6 +444,7 @@ class StoryIndex:
 
     def _unbuild(self, root: str) -> None:
         """The story of this group must be made again (its members or their heat changed)."""
+        self._unbuilt.add(root)
         cluster = self._built.pop(root, None)
         if cluster is not None:
             self._taken.discard(cluster.id)
@@ -464,9 +482,12 @@ class StoryIndex:
         attached = self._attached
         away = self._attached_to
         story_of = self._story_of
-        members_of = {root: idx + list(attached[root]) if root in attached else idx
-                      for root, idx in self._groups.items() if root not in self._built and root not in away}
-        todo = list(members_of)
+        groups, built = self._groups, self._built
+        # only the roots a change touched, in one order whatever the set's
+        todo = sorted(r for r in self._unbuilt if r in groups and r not in built and r not in away)
+        self._unbuilt = set()
+        members_of = {root: groups[root] + list(attached[root]) if root in attached else groups[root]
+                      for root in todo}
         fresh: list[tuple[float, float, str, str]] = []
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
@@ -517,21 +538,24 @@ class StoryIndex:
             key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)
             fresh.append(key)
         # the order kept from the last update, less the clusters made again, plus the new ones
-        ranked = self._order
-        if len(self._gone) + len(fresh) > len(ranked) // 8:
+        ranked, listed = self._order, self._listed
+        if len(self._gone) + len(fresh) > len(ranked) // 8 or len(listed) != len(ranked):
             gone = self._gone
             ranked = [o for o in ranked if o not in gone] + fresh
             ranked.sort()
-        else:
+            listed = list(map(built.__getitem__, map(itemgetter(3), ranked)))
+        else:  # a few changes: each story taken out and put in at its place, in both lists
             for old in self._gone:
                 at = bisect.bisect_left(ranked, old)
                 if at < len(ranked) and ranked[at] == old:
                     del ranked[at]
+                    del listed[at]
             for new in fresh:
-                bisect.insort(ranked, new)
-        self._order, self._gone = ranked, set()
-        built = self._built
-        return [built[o[3]] for o in ranked]
+                at = bisect.bisect_left(ranked, new)
+                ranked.insert(at, new)
+                listed.insert(at, built[new[3]])
+        self._order, self._listed, self._gone = ranked, listed, set()
+        return list(listed)
 
 
 def _counts_differ(a: Mapping[str, set[str]], b: Mapping[str, set[str]]) -> bool:

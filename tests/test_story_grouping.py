@@ -136,6 +136,8 @@ def test_story_ids_hold_while_the_three_days_lists_arrive_one_by_one() -> None:
             story_of, ids_of = index.story_maps()  # kept as stories are made again, equal to them made whole
             assert story_of == {m: s for s in stories for m in s.member_ids}
             assert ids_of == {s.id: frozenset(s.member_ids) for s in stories}
+            order = [(-s.score, -s.heat, s.id) for s in stories]
+            assert order == sorted(order)  # hottest first, as one sort of them all would give
             now = {frozenset(s.member_ids): s.id for s in stories}
             for home in stories:
                 inside = [sid for members, sid in before.items()
