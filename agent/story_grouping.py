@@ -32,7 +32,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress
+from itertools import compress, repeat
 from operator import is_not, itemgetter
 
 import numpy as np
@@ -238,7 +238,8 @@ class StoryIndex:
         todo: Iterable[tuple[str, int]]
         if len(named) == len(ids):  # each id once: skip, in C, the topics held as these very objects
             held_now = list(map(held_topics.get, ids))
-            if len(held_topics) > len(ids) - held_now.count(None):  # some held topics are not named
+            # (`list.count(None)` would call each Topic's __eq__: a pass in Python)
+            if len(held_topics) > sum(map(is_not, held_now, repeat(None))):  # some held topics are not named
                 self._drop_all(held_topics.keys() - named)
             todo = ((ids[i], i) for i in compress(range(len(ids)), map(is_not, held_now, topics)))
         else:  # a list naming one item twice holds it once, the first time

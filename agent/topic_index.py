@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -155,23 +156,16 @@ class TopicIndex:
         if ranker is None:  # before the model is loaded there is nothing to index into
             return len(current)
         snapshot = await asyncio.to_thread(ranker.index, current)
-        topics = [e.topic for e in snapshot.entries]
         if self._stories is None:
             self._stories = StoryIndex(background=background_of(ranker.embedder),
                                        model=link_model_for(ranker.embedder))
-        clusters = await asyncio.to_thread(
-            self._stories.update, topics, snapshot.matrix if ranker.embedder is not None else None,
-            cancel=ranker.cancel, ids=snapshot.ids)
+        view = await asyncio.to_thread(_grouped, self._stories, ranker, snapshot, current, self.view.generation + 1)
         self.builds += 1
-        story_of, members = self._stories.story_maps()
-        # the one assignment a reader can observe: stored rows and clusters of the same build. The maps
-        # are copies of what the builds keep (the snapshot's ids are `current`'s, row for row): a
-        # comprehension over every topic here cost more than the rest of a +50 re-index at 100k held
-        self.view = IndexView(stored=dict(zip(snapshot.ids, current, strict=True)), clusters=story_of,
-                              members=members, stories=tuple(clusters), generation=self.view.generation + 1)
+        self.view = view  # the one assignment a reader can observe: stored rows and clusters of the same build
         self.built_from, self._rows, self._built = version, current, snapshot
-        log.info("indexed %d topics in %d cross-platform clusters", len(current), len(clusters))
+        log.info("indexed %d topics in %d cross-platform clusters", len(current), len(view.stories))
         return len(current)
+
 
     # -- reading ------------------------------------------------------------------
     @property
@@ -232,6 +226,21 @@ class TopicIndex:
             if len(out) == q.top_k:
                 break
         return out
+
+
+def _grouped(stories: StoryIndex, ranker: Ranker, snapshot: IndexSnapshot, current: list[StoredTopic],
+             generation: int) -> IndexView:
+    """The stories of `snapshot`'s topics and the view to publish (blocking: a worker thread's work).
+
+    The view's maps are copies of what the story index keeps, and the stored rows are zipped with the
+    snapshot's ids (`current`'s, row for row): at 100k held, comprehensions over every topic here cost
+    more than the rest of a +50 re-index, and blocked the event loop while they ran."""
+    ids = snapshot.ids
+    clusters = stories.update(list(map(attrgetter("topic"), snapshot.entries)),
+                              snapshot.matrix if ranker.embedder is not None else None, cancel=ranker.cancel, ids=ids)
+    story_of, members = stories.story_maps()
+    return IndexView(stored=dict(zip(ids, current, strict=True)), clusters=story_of, members=members,
+                     stories=tuple(clusters), generation=generation)
 
 
 def _merged(rows: list[StoredTopic], sources: frozenset[str], fresh: list[StoredTopic],

@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
 from types import MappingProxyType
 from typing import Any
 
@@ -268,7 +268,7 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
         if old_tokens is not None:  # the lent rows' terms in one gather, the others tokenized
             reused = reuse >= 0
-            terms = _gather(old_tokens, reuse[reused], n, reused)
+            terms = _gather(old_tokens, reuse[reused], reused)
             for i in np.flatnonzero(~reused).tolist():
                 terms[i] = _terms(texts[i])
             tokens = tuple(terms)
@@ -339,13 +339,24 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
 _Matched = tuple[list[str], list[int], list[int], list[int], list[RankerEntry], list[str], list[str], set[str]]
 
 
-def _gather(values: Sequence[Any], rows: np.ndarray, n: int, where: np.ndarray) -> np.ndarray:
-    """An object array of `n` whose `where` places hold `values[rows]`, gathered in C, not a loop."""
+def _gather(values: Sequence[Any], rows: np.ndarray, where: np.ndarray) -> list[Any]:
+    """A list as long as `where` whose `where` places hold `values[rows]` (None elsewhere), in C.
+
+    The usual case is a cycle's few changes: the kept rows in their old order, so one pass keeps
+    them and the few other places are inserted; otherwise an object array gathers them."""
+    rest = np.flatnonzero(~where).tolist()
+    if len(rest) <= 1024 and (len(rows) < 2 or bool(np.all(rows[1:] > rows[:-1]))):
+        taken = np.zeros(len(values), dtype=bool)
+        taken[rows] = True
+        out = list(compress(values, taken.tolist()))
+        for i in rest:  # ascending: each lands where it belongs once the ones before it are in
+            out.insert(i, None)
+        return out
     src = np.empty(len(values), dtype=object)
     src[:] = values
-    out = np.empty(n, dtype=object)
-    out[where] = src[rows]
-    return out
+    gathered = np.empty(len(where), dtype=object)
+    gathered[where] = src[rows]
+    return gathered.tolist()
 
 
 def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
@@ -354,7 +365,7 @@ def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
     the other items go through the loop's own matching by key and text. None (use the loop) when
     `previous` did not keep its items, or an item is passed twice, or a new item's key is one a row
     passed again holds (the loop's order of lending then decides; it is the rare case)."""
-    if len(previous.items) != len(previous) or len(previous.item_rows) != len(previous):
+    if not len(previous) == len(previous.items) == len(previous.item_rows) == len(previous.keys):
         return None
     n = len(items)
     found = np.fromiter(map(previous.item_rows.get, map(id, items), repeat(-1)), dtype=np.int64, count=n)
@@ -365,9 +376,9 @@ def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
     if int(lent.sum()) != len(rows):  # one object passed twice: the loop lends its row once
         return None
     rest = np.flatnonzero(~again).tolist()
-    keys = _gather(previous.keys, rows, n, again)
-    entries = _gather(previous.entries, rows, n, again)
-    texts = _gather(previous.texts, rows, n, again)
+    keys = _gather(previous.keys, rows, again)
+    entries = _gather(previous.entries, rows, again)
+    texts = _gather(previous.texts, rows, again)
     reuse = found.copy()
     prev_get = previous.pos.get
     prev_texts, prev_entries = previous.texts, previous.entries
@@ -393,8 +404,7 @@ def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
             new_docs.append(text)
         touched.add(entry.topic.source)
     touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~lent).tolist())
-    return (keys.tolist(), reuse.tolist(), np.flatnonzero(again).tolist(), same_lang, entries.tolist(),
-            texts.tolist(), new_docs, touched)
+    return keys, reuse.tolist(), np.flatnonzero(again).tolist(), same_lang, entries, texts, new_docs, touched
 
 
 def _terms(text: str) -> frozenset[str]:
