@@ -166,7 +166,6 @@ class TopicIndex:
         log.info("indexed %d topics in %d cross-platform clusters", len(current), len(view.stories))
         return len(current)
 
-
     # -- reading ------------------------------------------------------------------
     @property
     def stored(self) -> dict[str, StoredTopic]:
