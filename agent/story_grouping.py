@@ -259,6 +259,10 @@ class StoryIndex:
                 # same headline, same links: held as the object passed, so the next update passes it by
                 # (a full read of the store makes every row a new object; unheld, each stayed slow)
                 held_topics[tid] = t
+                if held.source != t.source:  # the same id on another platform (an ingested `ref`): its lists move
+                    self._by_source[held.source].discard(tid)
+                    self._by_source[t.source].add(tid)
+                    self._touched.add(held.source)
                 if held.heat != t.heat or held.rank != t.rank or held.source != t.source:
                     self._stale.add(tid)  # new heat and rank: its story is made again
                     self._touched.add(t.source)

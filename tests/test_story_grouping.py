@@ -170,6 +170,18 @@ def test_an_item_that_leaves_its_story_never_takes_the_id_the_story_kept() -> No
     assert story_of[lead].id != agents.id and ids_of[agents.id] == frozenset(kept.member_ids)
 
 
+def test_an_id_that_moves_platform_is_weighed_against_its_new_list() -> None:
+    """An ingested topic may take the id (`ref`) of a fetched one: the same headline, another platform.
+    Its fair heat is read against the new platform's list, and the old list without it."""
+    moved = [Topic(source="weibo", item_id="1", ref="x", title="春晚机器人扭秧歌", heat=10.0, rank=1),
+             topic("weibo", "2", "油价今晚迎来下调", heat=100.0, rank=2)]
+    index = StoryIndex()
+    index.update(moved)
+    moved[0] = Topic(source="zhihu", item_id="9", ref="x", title="春晚机器人扭秧歌", heat=10.0, rank=1)
+    got = {s.id: (s.platforms, s.score) for s in index.update(moved)}
+    assert got == {s.id: (s.platforms, s.score) for s in StoryIndex().update(moved)}
+
+
 def test_an_abandoned_story_update_is_finished_by_the_next_one() -> None:
     day = [topic("weibo", "1", "哈尔滨公安悬赏通缉3名美国特工"),
            topic("baidu", "2", "哈尔滨警方悬赏通缉3名美国特工"),
