@@ -1,13 +1,15 @@
-"""A re-index running in a worker thread lets a decision being answered go first."""
+"""A re-index running in a worker thread lets a decision being answered go first, and leaves nothing for
+the cycle collector to walk."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 
 from agent.models import Topic
 from agent.ranking import Ranker
-from agent.ranking.pacing import answering
+from agent.ranking.pacing import SORT_RUN, answering, sorted_paced
 from agent.story_grouping import StoryIndex, background_of
 
 TOPICS = [Topic(source="weibo", item_id=str(i), title=f"第{i}个热搜 春晚机器人扭秧歌") for i in range(60)]
@@ -45,6 +47,8 @@ def test_a_story_update_steps_aside_too():
 def test_the_interpreter_switches_threads_more_often_only_while_a_build_runs():
     before = sys.getswitchinterval()
     seen: list[float] = []
+    thresholds = gc.get_threshold()
+    held: list[tuple[int, ...]] = []
 
     ranker = Ranker(None)
     worker = threading.Thread(target=ranker.index, args=(TOPICS,))
@@ -52,5 +56,48 @@ def test_the_interpreter_switches_threads_more_often_only_while_a_build_runs():
         worker.start()
         threading.Event().wait(0.1)
         seen.append(sys.getswitchinterval())
+        held.append(gc.get_threshold())
     worker.join()
     assert seen == [0.001] and sys.getswitchinterval() == before
+    # no full collection starts meanwhile (the young generations are collected as ever)
+    assert held[0][:2] == thresholds[:2] and held[0][2] >= 2**30
+    assert gc.get_threshold() == thresholds
+
+
+def test_what_a_build_leaves_is_frozen_so_no_collection_walks_the_index_again():
+    assert gc.isenabled()
+    ranker = Ranker(None)
+    snap = ranker.index(TOPICS)
+    tracked = {id(o) for o in gc.get_objects()}  # the frozen are not among them
+    assert id(snap) not in tracked and id(snap.entries[0]) not in tracked
+
+
+def _cycle_of_builds(start: int, ranker: Ranker, stories: StoryIndex) -> None:
+    # new objects every time, the list moving on by ten: every row is matched, some dropped, some new
+    topics = [Topic(source="weibo" if i % 2 else "zhihu", item_id=str(i), title=f"第{i % 40}个热搜 春晚机器人扭秧歌",
+                    heat=1000.0 - i) for i in range(start, start + 60)]
+    snap = ranker.index(topics)
+    stories.update([e.topic for e in snap.entries], None, ids=snap.ids)
+
+
+def test_a_replaced_index_is_freed_by_its_reference_count():
+    # what a build leaves is frozen, so garbage in a reference cycle would never be collected
+    ranker, stories = Ranker(None), StoryIndex(background=background_of(None))
+    for start in (0, 10, 20):  # every title and cache entry seen
+        _cycle_of_builds(start, ranker, stories)
+    gc.collect()
+    gc.disable()  # and so nothing is frozen: the garbage stays where a collection finds it
+    try:
+        for start in (0, 10, 20) * 3:
+            _cycle_of_builds(start, ranker, stories)
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0, f"nine re-indexes left {unreachable} objects only the cycle collector frees"
+
+
+def test_a_paced_sort_is_the_stable_sort():
+    items = [(i * 7919 % 1013, i) for i in range(3 * SORT_RUN + 17)]
+    assert sorted_paced(items, key=lambda x: x[0]) == sorted(items, key=lambda x: x[0])
+    assert sorted_paced(items) == sorted(items)
+    assert sorted_paced(iter(items[:5])) == sorted(items[:5])
