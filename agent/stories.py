@@ -35,6 +35,7 @@ from typing import Literal
 import numpy as np
 
 from .models import Topic
+from .ranking.pacing import step_aside
 from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
 
 __all__ = [
@@ -342,7 +343,12 @@ class Link:
 
 def member_terms(members: Iterable[Evidence]) -> Counter[str]:
     """How many of a story's members carry each event term (for `story_names`)."""
-    return Counter(t for m in members for t in m.terms.terms)
+    counts: Counter[str] = Counter()
+    for n, m in enumerate(members):
+        counts.update(m.terms.terms)
+        if not n & 63:
+            step_aside()  # a big story of a 100k index: a build's loop (ranking/pacing.py)
+    return counts
 
 
 def story_names(counts: Mapping[str, int], size: int, title_df: Callable[[str], int],

@@ -41,7 +41,7 @@ from .errors import StoppingError
 from .models import Topic, stable_id
 from .ranking.embedders import Embedder
 from .ranking.fair_heat import normalised_heat
-from .ranking.pacing import a_build, step_aside
+from .ranking.pacing import a_build, sorted_paced, step_aside
 from .stories import (
     DENSE_FITTED_ON,
     LINK_MODELS,
@@ -325,12 +325,14 @@ class StoryIndex:
             todo.extend(o for o, e in self._edges.get(tid, {}).items()
                         if e.probability >= strong and o not in region)
         for tid in region:
+            step_aside()
             root = self._group_of.pop(tid, None)
             if root is not None:
                 self._forget(root)
         members_of, used_links = self._group(region)
         size, topics = self.rules.story_size, self._topics
         for root, idx in members_of.items():
+            step_aside()
             self._groups[root] = idx
             self._unbuilt.add(root)
             self._group_links[root] = used_links.get(root, [])
@@ -391,13 +393,22 @@ class StoryIndex:
         group_of = {tid: tid for tid in region}
         members_of: dict[str, list[str]] = {tid: [tid] for tid in region}
         used_links: dict[str, list[Link]] = defaultdict(list)
-        usable = sorted({(e.a, e.b): e for tid in region for e in edges.get(tid, {}).values()
-                         if e.probability >= strong}.values(), key=lambda e: (-e.probability, e.a, e.b))
-        source = {tid: topics[tid].source for tid in region}
+        strong_links: dict[tuple[str, str], Link] = {}
+        for n, tid in enumerate(region):
+            for e in edges.get(tid, {}).values():
+                if e.probability >= strong:
+                    strong_links[e.a, e.b] = e
+            if not n & 255:
+                step_aside()
+        usable = sorted_paced(strong_links.values(), key=lambda e: (-e.probability, e.a, e.b))
+        source: dict[str, str] = {}
         # per group, kept as groups join: its platforms and what it counts with small numbers
-        platforms = {tid: {source[tid]} for tid in region}
+        platforms: dict[str, set[str]] = {}
         counts: dict[str, dict[str, set[str]]] = {}
         for tid in region:
+            step_aside()
+            source[tid] = topics[tid].source
+            platforms[tid] = {source[tid]}
             counts[tid] = defaultdict(set)
             for unit, num in self._evidence[tid].small_counts:
                 counts[tid][unit].add(num)
@@ -467,6 +478,7 @@ class StoryIndex:
             members = [tid for tid in self._by_source.get(src, ()) if tid in topics]
             norm = normalised_heat([topics[tid] for tid in members])
             for tid in members:
+                step_aside()
                 if self._norm.get(tid) != norm[tid]:
                     self._norm[tid] = norm[tid]
                     self._stale.add(tid)
@@ -477,6 +489,7 @@ class StoryIndex:
         others are kept as they were, with their ids. Returns every cluster, hottest first."""
         self._refresh_heat()
         for tid in self._stale:
+            step_aside()
             root = self._attached_to.get(tid) or self._group_of.get(tid)
             if root is not None:
                 self._unbuild(root)
@@ -489,7 +502,7 @@ class StoryIndex:
         story_of = self._story_of
         groups, built = self._groups, self._built
         # only the roots a change touched, in one order whatever the set's
-        todo = sorted(r for r in self._unbuilt if r in groups and r not in built and r not in away)
+        todo = sorted_paced(r for r in self._unbuilt if r in groups and r not in built and r not in away)
         self._unbuilt = set()
         members_of = {root: groups[root] + list(attached[root]) if root in attached else groups[root]
                       for root in todo}
@@ -497,6 +510,7 @@ class StoryIndex:
         # Each previous id goes to the new group holding most of its old members.
         claims: list[tuple[int, str, str]] = []
         for root in todo:
+            step_aside()
             idx = members_of[root]
             if len(idx) == 1:
                 cid = previous.get(idx[0])
@@ -506,7 +520,7 @@ class StoryIndex:
             counts = Counter(previous[i] for i in idx if i in previous)
             for cid, cnt in counts.items():
                 claims.append((cnt, cid, root))
-        claims.sort(key=lambda c: (-c[0], c[1], c[2]))
+        claims = sorted_paced(claims, key=lambda c: (-c[0], c[1], c[2]))
         ids: dict[str, str] = {}
         used = self._taken
         for _cnt, cid, root in claims:
@@ -546,8 +560,7 @@ class StoryIndex:
         ranked, listed = self._order, self._listed
         if len(self._gone) + len(fresh) > len(ranked) // 8 or len(listed) != len(ranked):
             gone = self._gone
-            ranked = [o for o in ranked if o not in gone] + fresh
-            ranked.sort()
+            ranked = sorted_paced([o for o in ranked if o not in gone] + fresh)
             listed = list(map(built.__getitem__, map(itemgetter(3), ranked)))
         else:  # a few changes: each story taken out and put in at its place, in both lists
             for old in self._gone:

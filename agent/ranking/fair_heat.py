@@ -26,6 +26,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from .pacing import sorted_paced, step_aside
+
 __all__ = ["HeatRow", "normalised_heat", "story_heat"]
 
 
@@ -44,6 +46,7 @@ def normalised_heat(topics: Sequence[Any]) -> dict[str, float]:
     by_source: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
     out: dict[str, float] = {}
     for t in topics:
+        step_aside()  # a whole platform's list at 100k held: a build's loop (pacing.py)
         tid = t.id
         if tid in out:
             continue
@@ -52,11 +55,13 @@ def normalised_heat(topics: Sequence[Any]) -> dict[str, float]:
         if heat > 0 or rank is not None:
             # hottest first: by raw heat where given (ties and heatless items by list rank)
             by_source[t.source].append((-heat, rank if rank is not None else 1 << 30, tid))
-    for ranked in by_source.values():
-        ranked.sort()
+    for listed in by_source.values():
+        ranked = sorted_paced(listed)
         n = len(ranked)
         for pos, (_heat, _rank, tid) in enumerate(ranked, 1):
             out[tid] = (n - pos + 1) / (n + 1)
+            if not pos & 1023:
+                step_aside()
     return out
 
 

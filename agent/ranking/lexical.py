@@ -186,7 +186,9 @@ class BM25Index:
                     entry[0].append(slot)
                     entry[1].append(tf)
         post = dict(self._post)  # the terms untouched by the new documents share their arrays
-        for term, (slots, tfs) in fresh.items():
+        for n, (term, (slots, tfs)) in enumerate(fresh.items()):
+            if not n & 255:
+                step_aside()
             new_slots = np.asarray(slots, dtype=np.int32)
             new_tfs = np.asarray(tfs, dtype=np.float32)
             old = post.get(term)

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .fair_heat import HeatRow, normalised_heat
+from .pacing import step_aside
 
 __all__ = ["PriorEntry", "fair_heat", "prior", "row_priors"]
 
@@ -34,8 +35,12 @@ class PriorEntry(Protocol):
 def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
     """Each entry's heat read against its own platform's list (agent/ranking/fair_heat.py), not one raw
     scale. Pass every entry of the platforms concerned: a platform's list is read as a whole."""
-    fair = normalised_heat([HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank) for e in entries])
-    return np.array([fair[e.topic.id] for e in entries], dtype=np.float64)
+    rows = []
+    for e in entries:
+        step_aside()  # every row of the platforms concerned: a build's loop (pacing.py)
+        rows.append(HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank))
+    fair = normalised_heat(rows)
+    return np.fromiter((fair[row.id] for row in rows), dtype=np.float64, count=len(rows))
 
 
 def row_priors(heat: np.ndarray, velocity: np.ndarray, is_new: np.ndarray) -> np.ndarray:

@@ -386,6 +386,7 @@ def _match(items: list[Any], previous: IndexSnapshot) -> _Matched | None:
     new_docs: list[str] = []
     touched: set[str] = set()
     for i in rest:
+        step_aside()
         item = items[i]
         key = keys[i] = _key(item)
         entry = entries[i] = as_entry(item)
