@@ -2,8 +2,10 @@
 
 Starts `trendlens serve --offline` on 127.0.0.1 (or uses --url), opens N sessions, and
 has each send a realistic utterance every 2–3 s. Reports utterance→decision latency
-(the server's answer to each final utterance, caption or quiet) p50/p99, errors and the
-server's RSS. With --ramp it steps N up and reports the largest N held at p99 <= 500 ms.
+(the server's answer to each final utterance, caption or quiet) p50/p99, errors, the
+server's RSS, and the histogram bound that holds 99 % of the server's rank calls (encode wait
+included: what of the tail is the model's queue). With --ramp it steps N up and reports the
+largest N held at p99 <= 500 ms.
 
 With --devsets (real data, ../shared/devsets), the started server also holds both languages'
 dev topics, and each of the N speakers says, every 2–3 s, one dev line in a fresh session
@@ -158,6 +160,20 @@ def shed_count(url: str) -> tuple[float, float]:
     return (float(shed.group(1)) if shed else 0.0, float(calls.group(1)) if calls else 0.0)
 
 
+def ranking_buckets(url: str) -> dict[float, float]:
+    """The server's rank-call latency histogram (encode wait included): upper bound (s) -> calls at or under it."""
+    text = httpx.get(url + "/metrics", timeout=10).text
+    return {float(m.group(1)): float(m.group(2)) for m in
+            re.finditer(r'^trendlens_ranking_seconds_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)}
+
+
+def ranking_p99(before: dict[float, float], after: dict[float, float]) -> float:
+    """The smallest histogram bound that holds 99 % of the rank calls made between two scrapes (s)."""
+    calls = {le: after[le] - before.get(le, 0.0) for le in after}
+    total = calls.get(float("inf"), 0.0)
+    return min((le for le, n in calls.items() if total and n >= 0.99 * total), default=float("nan"))
+
+
 async def run_level(url: str, n: int, duration: float, devsets: bool = False) -> dict:
     headers = {"Authorization": f"Bearer {KEY}"}
     lat: list[float] = []
@@ -231,10 +247,12 @@ def main() -> int:
     results = []
     try:
         for n in levels:
-            shed_before = shed_count(url)
+            shed_before, ranked_before = shed_count(url), ranking_buckets(url)
             r = asyncio.run(run_level(url, n, duration, args.devsets))
             # utterances ranked lexically because their encode would have missed its deadline (load shedding)
             shed_after = shed_count(url)
+            # the rank call alone, server-side: what of the p99 is the model's queue, and what is around it
+            r["ranking_p99_bound_ms"] = 1000 * ranking_p99(ranked_before, ranking_buckets(url))
             r["shed_pct"] = round(100 * (shed_after[0] - shed_before[0]) / max(1.0, shed_after[1] - shed_before[1]), 1)
             if proc is not None:
                 r["server_rss_mb"] = round(rss_mb(proc.pid), 1)
@@ -244,12 +262,12 @@ def main() -> int:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=30)
-    print("\n| sessions | utterances | p50 ms | p99 ms | server-side p50 / p99 ms | errors | ranked lexically (shed) "
-          "| server RSS MB |\n|---|---|---|---|---|---|---|---|")
+    print("\n| sessions | utterances | p50 ms | p99 ms | server-side p50 / p99 ms | rank call p99 within ms "
+          "| errors | ranked lexically (shed) | server RSS MB |\n|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['sessions']} | {r['utterances']} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | "
-              f"{r['server_p50_ms']:.0f} / {r['server_p99_ms']:.0f} | {r['errors']} | {r['shed_pct']} % | "
-              f"{r.get('server_rss_mb', '')} |")
+              f"{r['server_p50_ms']:.0f} / {r['server_p99_ms']:.0f} | {r['ranking_p99_bound_ms']:.0f} | "
+              f"{r['errors']} | {r['shed_pct']} % | {r.get('server_rss_mb', '')} |")
     if args.devsets:
         print("\n| sessions | mentions | right caption | small talk captioned |\n|---|---|---|---|")
         for r in results:
