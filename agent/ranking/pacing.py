@@ -14,10 +14,10 @@ per held topic (575k at 20k held: 530 ms), holding the interpreter lock all alon
 allocations are what set one off. So while a build runs no full collection starts (the young
 generations are still collected), and when the last build ends what survives is frozen
 (`gc.freeze`): later collections never walk the held index again. The index holds no reference
-cycles, so a replaced snapshot is freed by its reference count, frozen or not
-(`tests/ranking/test_pacing.py`). What the freeze could keep is cyclic garbage not yet collected when it
-runs; so when the process's peak size has doubled since the last full collection, a build's end
-unfreezes and collects everything once (`RECLAIM_GROWTH`): as rare as the held set doubling.
+cycles, so a replaced snapshot is freed by its reference count, frozen or not (tested, through
+the store too). What the freeze could keep is cyclic garbage not yet collected when it runs; so
+when the process's peak size has doubled since the last full collection, a build's end unfreezes
+and collects everything once (`RECLAIM_GROWTH`): as rare as the held set doubling.
 
 So does a long sort in C: one `sorted` of 80k story links held the lock 130 ms.
 `sorted_paced` sorts in short runs and merges them in Python.
@@ -54,6 +54,7 @@ _building = 0
 _switch_before = sys.getswitchinterval()
 _thresholds = gc.get_threshold()
 _reclaimed_at = 0  # the process's peak size at the last full collection
+_thread = threading.local()  # builds: how many this thread is running
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -76,8 +77,11 @@ def answering() -> Iterator[None]:
 
 
 def step_aside() -> None:
-    """Called often by a build's loops: wait while a query is being answered (a cheap test when none is)."""
-    if _answering:
+    """Called often by a build's loops: wait while a query is being answered (a cheap test when none is).
+
+    Only inside a build: fair heat and story names are read by requests too (the digest, a story
+    answer), and a request must not wait on a decision."""
+    if _answering and getattr(_thread, "builds", 0):
         _idle.wait(MAX_WAIT_S)
 
 
@@ -94,9 +98,11 @@ def building() -> Iterator[None]:
             if _thresholds[0]:  # 0: the collector is off, and stays so
                 gc.set_threshold(_thresholds[0], _thresholds[1], _NEVER)
         _building += 1
+    _thread.builds = getattr(_thread, "builds", 0) + 1
     try:
         yield
     finally:
+        _thread.builds -= 1
         with _lock:
             _building -= 1
             last = not _building
