@@ -17,8 +17,10 @@ so the dense matrix and the dense neighbour search of the story index are in the
 
 At each stage it prints: the time to reach it, peak and current RSS, the time of one
 source's fetch of 50 new topics (re-index + stories; the source's list of 50 is replaced,
-as a hot list moves on, while the ingested topics stay), and the p50/p99 of one decision
-(ranking with the gate, prior and MMR, as the live loop asks).
+as a hot list moves on, while the ingested topics stay), the p50/p99 of one decision
+(ranking with the gate, prior and MMR, as the live loop asks), and how long a full collection
+of the cycle collector takes then (it holds the interpreter lock: a decision meeting one waits
+that long).
 
 At the `--during` stage (default 20,000) the request that brings the held set there (5,000
 new topics) is re-indexed in a worker thread, as the service does, while decisions arrive on
@@ -42,6 +44,7 @@ rows, with the load average beside them.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import resource
 import threading
@@ -244,7 +247,8 @@ def main() -> int:
           f"{'hashing vectors (384 dims)' if args.dense else 'lexical embedder'}; requests of {args.batch}",
           flush=True)
     print(f"{'held':>7} {'to reach s':>10} {'peak MiB':>9} {'RSS MiB':>8} {'+50 index ms':>13} "
-          f"{'+50 stories ms':>15} {'+50 total ms':>13} {'decide p50 ms':>14} {'p99 ms':>7}", flush=True)
+          f"{'+50 stories ms':>15} {'+50 total ms':>13} {'decide p50 ms':>14} {'p99 ms':>7} "
+          f"{'collection ms':>14}", flush=True)
     held: list[Topic] = []
     made = 0  # topics made so far: item ids never repeat
     elapsed = 0.0
@@ -319,9 +323,12 @@ def main() -> int:
         held = step
         ms = np.array([decide(str(q)) for q in rng.choice(utterances, size=args.decisions)])
         _, current = rss_mib()
+        t0 = time.perf_counter()
+        gc.collect()  # what a full collection now holds the interpreter for: a decision waits that long
+        collection = time.perf_counter() - t0
         print(f"{len(held):>7} {elapsed:>10.1f} {peak:>9.0f} {current:>8.0f} {idx_s * 1000:>13.0f} "
               f"{story_s * 1000:>15.0f} {(idx_s + story_s) * 1000:>13.0f} {np.percentile(ms, 50):>14.1f} "
-              f"{np.percentile(ms, 99):>7.1f}", flush=True)
+              f"{np.percentile(ms, 99):>7.1f} {collection * 1000:>14.0f}", flush=True)
     if args.store:
         store_path(held, base, made, ranker, stories, args.batch)
     return 0
