@@ -13,11 +13,16 @@ The cycle collector stalls a decision too. A full collection walks every tracked
 per held topic (575k at 20k held: 530 ms), holding the interpreter lock all along, and a build's
 allocations are what set one off. So while a build runs no full collection starts (the young
 generations are still collected), and when the last build ends what survives is frozen
-(`gc.freeze`): later collections never walk the held index again. The index holds no reference
-cycles, so a replaced snapshot is freed by its reference count, frozen or not (tested, through
-the store too). What the freeze could keep is cyclic garbage not yet collected when it runs; so
-when the process's peak size has doubled since the last full collection, a build's end unfreezes
-and collects everything once (`RECLAIM_GROWTH`): as rare as the held set doubling.
+(`gc.freeze`): later collections never walk the held index again. A young collection is not free
+during a build either: a row tuple or map of a 100k index is one new object but 100k references
+for each young collection that finds it to visit (20-45 ms each at 100k held, several per +50
+re-index). So while a build runs the youngest generation waits for `BUILD_YOUNG` allocations,
+and the build's end collects the young generations once, before the usual threshold is back.
+The index holds no reference cycles, so a replaced snapshot is freed by its reference count,
+frozen or not (tested, through the store too). What the freeze could keep is cyclic garbage not
+yet collected when it runs; so when the process's peak size has doubled since the last full
+collection, a build's end unfreezes and collects everything once (`RECLAIM_GROWTH`): as rare as
+the held set doubling.
 
 So does a long sort in C: one `sorted` of 80k story links held the lock 130 ms.
 `sorted_paced` sorts in short runs and merges them in Python.
@@ -37,12 +42,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["BUILD_SWITCH_S", "MAX_WAIT_S", "RECLAIM_GROWTH", "a_build", "answering", "building",
+__all__ = ["BUILD_SWITCH_S", "BUILD_YOUNG", "MAX_WAIT_S", "RECLAIM_GROWTH", "a_build", "answering", "building",
            "sorted_paced", "step_aside"]
 
 MAX_WAIT_S = 0.05  # longer than a decision's own work (10-30 ms), short beside a build
 BUILD_SWITCH_S = 0.001
 RECLAIM_GROWTH = 2.0  # the peak size grown this many times over since the last full collection
+BUILD_YOUNG = 100_000  # the youngest generation's threshold while a build runs (module docstring)
 SORT_RUN = 2048  # items sorted in one C call by `sorted_paced` (about 3 ms)
 _NEVER = 2**30  # a threshold the oldest generation's count never reaches
 
@@ -53,6 +59,7 @@ _answering = 0
 _building = 0
 _switch_before = sys.getswitchinterval()
 _thresholds = gc.get_threshold()
+_held = False  # whether the thresholds are a build's (`_thresholds` holds the ones to put back)
 _reclaimed_at = 0  # the process's peak size at the last full collection
 _thread = threading.local()  # builds: how many this thread is running
 
@@ -89,14 +96,15 @@ def step_aside() -> None:
 def building() -> Iterator[None]:
     """Mark a build running: threads switch every `BUILD_SWITCH_S`, no full collection starts meanwhile,
     and what survives the last build is frozen (module docstring)."""
-    global _building, _switch_before, _thresholds
+    global _building, _switch_before, _thresholds, _held
     with _lock:
-        if not _building:
+        if not _held:
             _switch_before = sys.getswitchinterval()
             sys.setswitchinterval(min(_switch_before, BUILD_SWITCH_S))
             _thresholds = gc.get_threshold()
             if _thresholds[0]:  # 0: the collector is off, and stays so
-                gc.set_threshold(_thresholds[0], _thresholds[1], _NEVER)
+                gc.set_threshold(max(_thresholds[0], BUILD_YOUNG), _thresholds[1], _NEVER)
+            _held = True
         _building += 1
     _thread.builds = getattr(_thread, "builds", 0) + 1
     try:
@@ -106,11 +114,15 @@ def building() -> Iterator[None]:
         with _lock:
             _building -= 1
             last = not _building
-            if last:
-                sys.setswitchinterval(_switch_before)
-                gc.set_threshold(*_thresholds)
-        if last:  # outside the lock: a collection runs finalizers, and a decision may be waiting on it
+        if last:
+            # outside the lock: a collection runs finalizers, and a decision may be waiting on it; before
+            # the thresholds are back, or the young objects are walked twice (an automatic collection first)
             _freeze()
+            with _lock:
+                if not _building and _held:  # a build started meanwhile keeps them
+                    sys.setswitchinterval(_switch_before)
+                    gc.set_threshold(*_thresholds)
+                    _held = False
 
 
 def _freeze() -> None:

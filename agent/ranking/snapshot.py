@@ -12,6 +12,7 @@ between embedding chunks (`StoppingError`), so a stopping service does not wait 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,7 +32,7 @@ from .lexical import BM25Index, tokenize
 from .pacing import a_build, step_aside
 from .prior import fair_heat, row_priors
 
-__all__ = ["IndexSnapshot", "RankerEntry", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
+__all__ = ["IndexSnapshot", "RankerEntry", "SnapshotDelta", "TopicPrior", "as_entry", "build_snapshot", "doc_text"]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,21 @@ def _frozen(a: np.ndarray, dtype: type = np.float32) -> np.ndarray:
     return a
 
 
+_serials = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class SnapshotDelta:
+    """What a snapshot changed from the one it was built on (`base`, that snapshot's `serial`): the rows
+    that do not hold the very entry `base` held in some row (new topics, new objects, new text), and
+    the keys `base` held that this snapshot does not. A follower of `base` (the story index) holds
+    this snapshot by applying these alone."""
+
+    base: int
+    rows: np.ndarray  # ascending
+    gone: tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class IndexSnapshot:
     """Everything one query reads, consistent by construction. Never mutated after building."""
@@ -116,6 +132,8 @@ class IndexSnapshot:
     # id() of each of `items` -> its row: the next build finds the rows passed again without a loop in
     # Python (the snapshot holds `items`, so no other live object can have one of these ids)
     item_rows: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+    serial: int = 0  # unique to each built snapshot (0: empty or made by hand), what a `SnapshotDelta` names
+    delta: SnapshotDelta | None = None  # None: nothing to follow it by (no previous, or rows not lent)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -328,12 +346,22 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         redo = np.arange(n)
     if len(redo):
         heat[redo] = fair_heat([entries[i] for i in redo.tolist()])
-    pos = MappingProxyType(dict(zip(keys, range(n), strict=True)))
+    pos_map = dict(zip(keys, range(n), strict=True))
+    delta = None
+    if lend and len(pos_map) == n:  # each key once: a follower can find every row by its key
+        assert previous is not None
+        kept = np.zeros(len(previous), dtype=bool)
+        kept[reuse[same]] = True
+        prev_keys = previous.keys if len(previous.keys) == len(previous) else previous.ids
+        gone = tuple(k for k in map(prev_keys.__getitem__, np.flatnonzero(~kept).tolist()) if k not in pos_map)
+        delta = SnapshotDelta(previous.serial, _frozen(np.flatnonzero(~same), np.int64), gone)
+    pos = MappingProxyType(pos_map)
     cjk.setflags(write=False)
     return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
                          dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
                          _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of),
-                         tuple(items), MappingProxyType(dict(zip(map(id, items), range(n), strict=True))))
+                         tuple(items), MappingProxyType(dict(zip(map(id, items), range(n), strict=True))),
+                         next(_serials), delta)
 
 
 _Matched = tuple[list[str], list[int], list[int], list[int], list[RankerEntry], list[str], list[str], set[str]]
