@@ -30,10 +30,11 @@ from __future__ import annotations
 import bisect
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import attrgetter, is_not, itemgetter
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -59,6 +60,8 @@ from .stories import (
     story_names,
 )
 from .story_vectors import VectorRows
+
+V = TypeVar("V")
 
 __all__ = ["StoryIndex", "assignments", "background_of", "cluster_topics", "link_model_for"]
 
@@ -137,13 +140,30 @@ class StoryIndex:
     _story_of: dict[str, Story] = field(default_factory=dict)
     _ids_of: dict[str, frozenset[str]] = field(default_factory=dict)  # story id -> its member ids
     _follows: int = 0  # the serial of the snapshot whose topics the last `follow` held (0: none)
+    # what `story_maps` hands out: a copy made now and then, and the keys changed since it was made
+    _published: tuple[dict[str, Story], dict[str, frozenset[str]]] | None = None
+    _moved: tuple[set[str], set[str]] = field(default_factory=lambda: (set(), set()))
+    # a big story's names while its members' terms and their counts on the lists stay the same
+    _names: dict[str, tuple[Counter[str], int, frozenset[str]]] = field(default_factory=dict)
+    _df_moved: set[str] = field(default_factory=set)  # headline terms held more or fewer times since `_attach`
 
     def __len__(self) -> int:
         return len(self._topics)
 
-    def story_maps(self) -> tuple[dict[str, Story], dict[str, frozenset[str]]]:
-        """Copies of each held topic's story and each story's member ids, as the last update left them."""
-        return dict(self._story_of), dict(self._ids_of)
+    def story_maps(self) -> tuple[Mapping[str, Story], Mapping[str, frozenset[str]]]:
+        """Each held topic's story and each story's member ids as the last update left them, read-only and
+        never changed by a later update. A copy of each is made now and then (when what changed since the
+        last copy reaches an eighth of it); in between each is that copy with the changes laid over it,
+        so an update of 50 at 100k held costs the changes, not two copies of 100k entries."""
+        moved_topics, moved_ids = self._moved
+        published = self._published
+        if published is None or len(moved_topics) + len(moved_ids) > (len(published[0]) + len(published[1])) // 8:
+            published = self._published = dict(self._story_of), dict(self._ids_of)
+            moved_topics.clear()
+            moved_ids.clear()
+        story_of, ids_of = self._story_of, self._ids_of
+        return (Layered(published[0], {k: story_of.get(k) for k in moved_topics}, len(story_of)),
+                Layered(published[1], {k: ids_of.get(k) for k in moved_ids}, len(ids_of)))
 
     # -- holding ---------------------------------------------------------------
     def _drop_all(self, gone: set[str]) -> None:
@@ -164,6 +184,7 @@ class StoryIndex:
         self._dirty.update(self._edges.get(tid, {}))
         ev = self._evidence.pop(tid)
         self._speaker_only.discard(tid)
+        self._df_moved.update(ev.title_terms)
         for term in ev.title_terms:
             self._title_df[term] -= 1
             if self._title_df[term] <= 0:
@@ -190,6 +211,7 @@ class StoryIndex:
         ev = self._evidence[tid] = evidence(topic)
         if ev.terms.speaker and not ev.terms.terms:
             self._speaker_only.add(tid)
+        self._df_moved.update(ev.title_terms)
         for term in ev.title_terms:
             self._title_df[term] += 1
             self._postings[term].add(tid)
@@ -327,6 +349,7 @@ class StoryIndex:
         (the links do not depend on the thresholds, so tuning those costs no comparisons)."""
         self.model = replace(self.link_model, strong=strong)
         self.rules = rules or self.rules
+        self._names.clear()  # the rules name the stories too
         self._dirty = set(self._topics)
         return self._clusters()
 
@@ -379,15 +402,25 @@ class StoryIndex:
         big = sorted(((len(groups[root]), root) for root in self._big), reverse=True)
         attached: dict[str, dict[str, Link]] = {}
         attached_to: dict[str, str] = {}
+        moved, cached = self._df_moved, self._names
         for size, root in big:  # the largest story first: an item claimed twice joins the larger
-            members = [evidence_of[i] for i in groups[root]]
-            names = story_names(self._big[root], size, df, rules)
+            counts = self._big[root]
+            known = cached.get(root)
+            # the names read each counted term's count on the lists: made again when one of those moved
+            if known is not None and known[0] is counts and known[1] == size and all(t not in counts for t in moved):
+                names = known[2]
+            else:
+                names = story_names(counts, size, df, rules)
+                cached[root] = (counts, size, names)
+            members: list[Evidence] | None = None  # read only for an item that may join
             candidates = set(lone_speakers)
             for name in names:
                 candidates |= self._postings.get(name, set())
             for tid in sorted(candidates):
                 if tid in attached_to or len(groups[group_of[tid]]) != 1:
                     continue
+                if members is None:
+                    members = [evidence_of[i] for i in groups[root]]
                 found = joins_by_name(evidence_of[tid], names, members)
                 if found is None:
                     continue
@@ -397,6 +430,9 @@ class StoryIndex:
                     tid, member, (name,), pair.probability if pair else 0.0, pair.overlap if pair else 0.0,
                     pair.cosine if pair else None, by="story name")
                 attached_to[tid] = root
+        moved.clear()
+        for root in cached.keys() - self._big.keys():
+            del cached[root]
         before = self._attached
         for root in before.keys() | attached.keys():
             old, new = before.get(root, {}), attached.get(root, {})
@@ -489,9 +525,12 @@ class StoryIndex:
             self._gone.add(self._key.pop(root))
             # every unbuild of an update comes before its builds, so a story id made again is not popped here
             story_of = self._story_of
+            moved_topics, moved_ids = self._moved
+            moved_ids.add(cluster.id)
             for tid in self._ids_of.pop(cluster.id, ()):
                 if story_of.get(tid) is cluster:
                     del story_of[tid]
+                    moved_topics.add(tid)
 
     def _refresh_heat(self) -> None:
         """Fair heat again for the platforms whose lists changed; their members' clusters are stale."""
@@ -522,6 +561,7 @@ class StoryIndex:
         attached = self._attached
         away = self._attached_to
         story_of = self._story_of
+        moved_topics, moved_ids = self._moved
         groups, built = self._groups, self._built
         # only the roots a change touched, in one order whatever the set's
         todo = sorted_paced(r for r in self._unbuilt if r in groups and r not in built and r not in away)
@@ -573,6 +613,8 @@ class StoryIndex:
                                  key=lambda e: (-e.probability, e.a, e.b)))
             cluster = self._built[root] = Story(cid, members, heat, tuple(best), sum(best.values()), links)
             self._ids_of[cid] = frozenset(idx)
+            moved_ids.add(cid)
+            moved_topics.update(idx)
             for i in idx:
                 previous[i] = cid
                 story_of[i] = cluster
@@ -596,6 +638,40 @@ class StoryIndex:
                 listed.insert(at, built[new[3]])
         self._order, self._listed, self._gone = ranked, listed, set()
         return list(listed)
+
+
+class Layered(Mapping[str, V]):
+    """A read-only map: `base` with `changes` laid over it (None: that key is gone), `length` keys in all."""
+
+    __slots__ = ("_base", "_changes", "_len")
+
+    def __init__(self, base: Mapping[str, V], changes: Mapping[str, V | None], length: int) -> None:
+        self._base, self._changes, self._len = base, changes, length
+
+    def __getitem__(self, key: str) -> V:
+        if key in self._changes:
+            value = self._changes[key]
+            if value is None:
+                raise KeyError(key)
+            return value
+        return self._base[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        changes = self._changes
+        value = changes.get(key, default) if key in changes else self._base.get(key, default)
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        changes = self._changes
+        return changes[key] is not None if key in changes else key in self._base  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[str]:
+        changes = self._changes
+        yield from (k for k in self._base if k not in changes)
+        yield from (k for k, v in changes.items() if v is not None)
+
+    def __len__(self) -> int:
+        return self._len
 
 
 class _TopicsOf(Sequence[Topic]):

@@ -53,8 +53,8 @@ class IndexView:
     """One published generation of the index; never mutated after it is published."""
 
     stored: Mapping[str, StoredTopic] = field(default_factory=dict)  # topic id -> its stored row
-    clusters: dict[str, Story] = field(default_factory=dict)  # topic id -> its cluster
-    members: dict[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
+    clusters: Mapping[str, Story] = field(default_factory=dict)  # topic id -> its cluster
+    members: Mapping[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
     stories: tuple[Story, ...] = ()  # each cluster once, hottest first by fair heat
     generation: int = 0
 
@@ -171,7 +171,7 @@ class TopicIndex:
         return self.view.stored
 
     @property
-    def clusters(self) -> dict[str, Story]:
+    def clusters(self) -> Mapping[str, Story]:
         return self.view.clusters
 
     def cluster_list(self) -> list[Story]:
