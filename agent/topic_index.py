@@ -147,18 +147,20 @@ class TopicIndex:
     async def _build(self) -> int:
         # read the changes first: a cycle committing between the two reads is picked up next time
         version, changed = await asyncio.to_thread(self.store.changes_since, self.built_from)
+        again: np.ndarray | None = None  # each row's row in the live index, when it is the very same row
         if changed is None or self._rows is None:  # the first build, or the store cannot tell what changed
             current = await asyncio.to_thread(self.store.current)
         else:  # only the sources a cycle touched since the last build are read again
             fresh = await asyncio.to_thread(self.store.current, sources=changed) if changed else []
-            current = _merged(self._rows, changed, fresh, self._built)
+            current, again = _merged(self._rows, changed, fresh, self._built)
         ranker = self.ranker
         if ranker is None:  # before the model is loaded there is nothing to index into
             return len(current)
         if self._stories is None:
             self._stories = StoryIndex(background=background_of(ranker.embedder),
                                        model=link_model_for(ranker.embedder))
-        snapshot, view = await asyncio.to_thread(_indexed, self._stories, ranker, current, self.view.generation + 1)
+        snapshot, view = await asyncio.to_thread(_indexed, self._stories, ranker, current, self.view.generation + 1,
+                                                 again)
         self.builds += 1
         self.view = view  # the one assignment a reader can observe: stored rows and clusters of the same build
         self.built_from, self._rows, self._built = version, current, snapshot
@@ -227,13 +229,14 @@ class TopicIndex:
 
 
 @a_build
-def _indexed(stories: StoryIndex, ranker: Ranker, current: list[StoredTopic],
-             generation: int) -> tuple[IndexSnapshot, IndexView]:
+def _indexed(stories: StoryIndex, ranker: Ranker, current: list[StoredTopic], generation: int,
+             again: np.ndarray | None = None) -> tuple[IndexSnapshot, IndexView]:
     """`current` indexed (the ranker publishes its snapshot) and grouped: the view to publish beside it.
+    `again`: each row's row in the live snapshot when it is that very row (`_merged`).
 
     One build in one worker thread, so what the two steps leave is collected and frozen once
     (ranking/pacing.py)."""
-    snapshot = ranker.index(current)
+    snapshot = ranker.index(current, passed_again=again)
     return snapshot, _grouped(stories, ranker, snapshot, current, generation)
 
 
@@ -288,22 +291,29 @@ class _RowValues(ValuesView[StoredTopic]):
 
 
 def _merged(rows: list[StoredTopic], sources: frozenset[str], fresh: list[StoredTopic],
-            built: IndexSnapshot | None = None) -> list[StoredTopic]:
+            built: IndexSnapshot | None = None) -> tuple[list[StoredTopic], np.ndarray | None]:
     """`rows` with the topics of `sources` replaced by `fresh` (both in `current_order`), in that order:
     exactly what `Store.current()` would return. The kept rows are the same objects as before.
-    `built`, the snapshot of `rows`, names each source's rows, so the others are kept without a look."""
+    `built`, the snapshot of `rows`, names each source's rows, so the others are kept without a look;
+    then each merged row's row in `rows` (-1: fresh) comes beside them, for a cycle's few (else None)."""
+    again: list[int] | None = None
     if built is not None and len(built) == len(rows) and sources:
         gone = [built.rows_of[s] for s in sources if s in built.rows_of]
         keep = np.ones(len(rows), dtype=bool)
         if gone:
             keep[np.concatenate(gone)] = False
         out = list(compress(rows, keep.tolist()))
+        again = np.flatnonzero(keep).tolist()
     else:
         out = [s for s in rows if s.topic.source not in sources] if sources else list(rows)
     if len(fresh) > 256:  # many: one sort (two sorted runs merge in linear time)
         out.extend(fresh)
         out.sort(key=current_order)
+        again = None
     else:  # a cycle's few: each placed by bisection, not a key computed for every row held
         for s in fresh:
-            bisect.insort(out, s, key=current_order)
-    return out
+            at = bisect.bisect_right(out, current_order(s), key=current_order)
+            out.insert(at, s)
+            if again is not None:
+                again.insert(at, -1)
+    return out, None if again is None else np.asarray(again, dtype=np.int64)

@@ -73,16 +73,19 @@ class Ranker:
             self.index(topics)
 
     # -- the index -------------------------------------------------------------------
-    def build(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None) -> IndexSnapshot:
+    def build(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None,
+              passed_again: np.ndarray | None = None) -> IndexSnapshot:
         """A new snapshot of `topics`, not yet published. Blocking (embeds titles new since the
-        current snapshot; the rows of those it holds are reused)."""
+        current snapshot; the rows of those it holds are reused). `passed_again`: for each topic, the
+        row of the current snapshot built from that very object, when the caller knows it (`build_snapshot`)."""
         return build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors,
                               previous=self.snapshot, cancel=self.cancel,
-                              background=self.profile.calibration == "topic")
+                              background=self.profile.calibration == "topic", passed_again=passed_again)
 
-    def index(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None) -> IndexSnapshot:
+    def index(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None,
+              passed_again: np.ndarray | None = None) -> IndexSnapshot:
         """Build and publish: queries already running finish on the snapshot they started with."""
-        snapshot = self.build(topics, vectors=vectors)
+        snapshot = self.build(topics, vectors=vectors, passed_again=passed_again)
         self.snapshot = snapshot  # the one assignment that swaps the index
         return snapshot
 

@@ -101,6 +101,11 @@ def test_cycles_of_changes_answer_as_a_full_rebuild(embedder: HashEmbedder | Non
 
 
 
+def _delta(snapshot) -> tuple | None:
+    d = snapshot.delta
+    return None if d is None else (d.base, d.rows.tolist(), d.gone)
+
+
 def _built_both_ways(ranker: Ranker, items: Sequence[object], monkeypatch: pytest.MonkeyPatch) -> None:
     """Build `items` on the ranker's snapshot with the bulk match and with the loop alone: one snapshot."""
     from agent.ranking import snapshot as module
@@ -108,8 +113,15 @@ def _built_both_ways(ranker: Ranker, items: Sequence[object], monkeypatch: pytes
     previous = ranker.snapshot
     fast = ranker.build(items)
     with monkeypatch.context() as m:
-        m.setattr(module, "_match", lambda _items, _previous: None)
+        m.setattr(module, "_match", lambda *_: None)
         slow = ranker.build(items)
+    # and with the caller naming the rows it passes again (as the topic index does), rightly or not
+    rows = {id(x): j for j, x in enumerate(previous.items)}
+    named = np.array([rows.get(id(x), -1) for x in items], dtype=np.int64)
+    wrong = np.where(named >= 0, (named + 1) % max(len(previous), 1), -1)
+    for told in (ranker.build(items, passed_again=named), ranker.build(items, passed_again=wrong)):
+        assert told.ids == slow.ids and told.items == slow.items and _delta(told) == _delta(fast)
+        assert np.array_equal(told.heat, slow.heat) and np.array_equal(told.matrix, slow.matrix)
     assert fast.ids == slow.ids and fast.texts == slow.texts and fast.items == slow.items
     assert all(a is b or a == b for a, b in zip(fast.entries, slow.entries, strict=True))
     assert np.array_equal(fast.matrix, slow.matrix) and fast.tokens == slow.tokens
