@@ -244,9 +244,10 @@ def _grouped(stories: StoryIndex, ranker: Ranker, snapshot: IndexSnapshot, curre
              generation: int) -> IndexView:
     """The stories of `snapshot`'s topics and the view to publish (blocking: a worker thread's work).
 
-    The view's maps are copies of what the story index keeps, and the stored rows are zipped with the
-    snapshot's ids (`current`'s, row for row): at 100k held, comprehensions over every topic here cost
-    more than the rest of a +50 re-index, and blocked the event loop while they ran."""
+    The view's story maps are what the story index hands out (a copy with the changes since laid over
+    it), and the stored rows are read through the snapshot's row of each id (`current` is the snapshot's
+    rows, row for row): at 100k held, comprehensions or copies over every topic here cost more than the
+    rest of a +50 re-index."""
     clusters = stories.follow(snapshot, dense=ranker.embedder is not None, cancel=ranker.cancel)
     story_of, members = stories.story_maps()
     # a key held twice (never from a store, whose ids are unique) keeps the last row, as a dict would

@@ -93,7 +93,7 @@ def _frozen(a: np.ndarray, dtype: type = np.float32) -> np.ndarray:
 _serials = itertools.count(1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SnapshotDelta:
     """What a snapshot changed from the one it was built on (`base`, that snapshot's `serial`): the rows
     that do not hold the very entry `base` held in some row (new topics, new objects, new text), and
