@@ -35,7 +35,7 @@ from typing import Literal
 import numpy as np
 
 from .models import Topic
-from .ranking.pacing import step_aside
+from .ranking.pacing import paced, step_aside
 from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
 
 __all__ = [
@@ -359,7 +359,8 @@ def story_names(counts: Mapping[str, int], size: int, title_df: Callable[[str], 
     the story's own members included. The caller offers stories of `rules.story_size` members or
     more on two platforms."""
     least = max(3.0, rules.name_share * size)
-    return frozenset(t for t, c in counts.items() if c >= least and c >= rules.name_purity * title_df(t))
+    # a big story's terms at 100k held are thousands: paced, as a build asks (ranking/pacing.py)
+    return frozenset(t for t, c in paced(counts.items(), 256) if c >= least and c >= rules.name_purity * title_df(t))
 
 
 def joins_by_name(item: Evidence, names: AbstractSet[str], members: Sequence[Evidence]) -> tuple[str, str] | None:

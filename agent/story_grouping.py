@@ -42,7 +42,7 @@ from .errors import StoppingError
 from .models import Topic, stable_id
 from .ranking.embedders import Embedder
 from .ranking.fair_heat import normalised_heat
-from .ranking.pacing import a_build, sorted_paced, step_aside
+from .ranking.pacing import a_build, paced, sorted_paced, step_aside
 from .ranking.snapshot import IndexSnapshot, RankerEntry, SnapshotDelta
 from .stories import (
     DENSE_FITTED_ON,
@@ -381,9 +381,9 @@ class StoryIndex:
             self._groups[root] = idx
             self._unbuilt.add(root)
             self._group_links[root] = used_links.get(root, [])
-            for x in idx:
+            for x in paced(idx, 256):
                 self._group_of[x] = root
-            if len(idx) >= size and len({topics[x].source for x in idx}) >= 2:
+            if len(idx) >= size and len({topics[x].source for x in paced(idx, 256)}) >= 2:
                 self._big[root] = member_terms(self._evidence[x] for x in idx)
         self._attach()
         return self._finish()
@@ -448,16 +448,14 @@ class StoryIndex:
         strong = self.link_model.strong
         edges = self._edges
         topics = self._topics
-        group_of = {tid: tid for tid in region}
-        members_of: dict[str, list[str]] = {tid: [tid] for tid in region}
+        group_of = {tid: tid for tid in paced(region)}
+        members_of: dict[str, list[str]] = {tid: [tid] for tid in paced(region)}
         used_links: dict[str, list[Link]] = defaultdict(list)
         strong_links: dict[tuple[str, str], Link] = {}
-        for n, tid in enumerate(region):
+        for tid in paced(region, 16):  # a linked item has dozens of edges
             for e in edges.get(tid, {}).values():
                 if e.probability >= strong:
                     strong_links[e.a, e.b] = e
-            if not n & 255:
-                step_aside()
         usable = sorted_paced(strong_links.values(), key=lambda e: (-e.probability, e.a, e.b))
         source: dict[str, str] = {}
         # per group, kept as groups join: its platforms and what it counts with small numbers
@@ -592,8 +590,8 @@ class StoryIndex:
         for root in todo:
             step_aside()
             idx = members_of[root]
-            order = sorted(idx, key=lambda i: (-norm.get(i, 0.0), i))
-            members = tuple(topics[i] for i in order)
+            order = sorted_paced(idx, key=lambda i: (-norm.get(i, 0.0), i))
+            members = tuple(topics[i] for i in paced(order, 256))
             known = ids.get(root)
             cid = known if known is not None else "c-" + stable_id(min(idx))
             if known is None:
@@ -606,16 +604,16 @@ class StoryIndex:
                     again += 1
                 used.add(cid)
             best: dict[str, float] = {}
-            for i, t in zip(order, members, strict=True):
+            for i, t in zip(order, paced(members, 256), strict=True):
                 best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
-            heat = float(sum(t.heat or 0.0 for t in members))
-            links = tuple(sorted([*self._group_links.get(root, []), *attached.get(root, {}).values()],
-                                 key=lambda e: (-e.probability, e.a, e.b)))
+            heat = float(sum(t.heat or 0.0 for t in paced(members, 256)))
+            links = tuple(sorted_paced([*self._group_links.get(root, []), *attached.get(root, {}).values()],
+                                       key=lambda e: (-e.probability, e.a, e.b)))
             cluster = self._built[root] = Story(cid, members, heat, tuple(best), sum(best.values()), links)
             self._ids_of[cid] = frozenset(idx)
             moved_ids.add(cid)
             moved_topics.update(idx)
-            for i in idx:
+            for i in paced(idx, 256):
                 previous[i] = cid
                 story_of[i] = cluster
             key = self._key[root] = (-cluster.score, -cluster.heat, cid, root)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .numerals import spoken_numbers
-from .pacing import step_aside
+from .pacing import paced, step_aside
 
 __all__ = ["BM25Index", "query_terms", "tokenize"]
 
@@ -199,7 +199,8 @@ class BM25Index:
         # distinct terms of each new Chinese document (-1 for any other: the short-title rule is about Han phrases;
         # a five-word English headline is not "short")
         out._slot_distinct = np.concatenate([self._slot_distinct, np.asarray(
-            [len(doc) if doc and all(not _latin(t) for t, _ in doc) else -1 for doc in counts], dtype=np.int32)])
+            [len(doc) if doc and all(not _latin(t) for t, _ in doc) else -1 for doc in paced(counts, 256)],
+            dtype=np.int32)])
         out._slot_counts = self._slot_counts + tuple(counts)
         out._set_rows(row_slot)
         if out.dead > max(out.n, 1024):

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .fair_heat import HeatRow, normalised_heat
-from .pacing import step_aside
+from .pacing import paced, step_aside
 
 __all__ = ["PriorEntry", "fair_heat", "prior", "row_priors"]
 
@@ -40,7 +40,7 @@ def fair_heat(entries: Sequence[PriorEntry]) -> np.ndarray:
         step_aside()  # every row of the platforms concerned: a build's loop (pacing.py)
         rows.append(HeatRow(e.topic.id, e.topic.source, e.prior.heat, e.topic.rank))
     fair = normalised_heat(rows)
-    return np.fromiter((fair[row.id] for row in rows), dtype=np.float64, count=len(rows))
+    return np.fromiter((fair[row.id] for row in paced(rows, 256)), dtype=np.float64, count=len(rows))
 
 
 def row_priors(heat: np.ndarray, velocity: np.ndarray, is_new: np.ndarray) -> np.ndarray:

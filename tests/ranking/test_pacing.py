@@ -11,7 +11,7 @@ import time
 from agent.models import Topic
 from agent.ranking import Ranker
 from agent.ranking.fair_heat import normalised_heat
-from agent.ranking.pacing import BUILD_YOUNG, SORT_RUN, answering, sorted_paced
+from agent.ranking.pacing import BUILD_YOUNG, MAX_WAIT_S, SORT_RUN, answering, building, paced, sorted_paced
 from agent.story_grouping import StoryIndex, background_of
 
 TOPICS = [Topic(source="weibo", item_id=str(i), title=f"第{i}个热搜 春晚机器人扭秧歌") for i in range(60)]
@@ -123,6 +123,24 @@ def test_a_paced_sort_is_the_stable_sort():
     assert sorted_paced(items, key=lambda x: x[0]) == sorted(items, key=lambda x: x[0])
     assert sorted_paced(items) == sorted(items)
     assert sorted_paced(iter(items[:5])) == sorted(items[:5])
+
+
+def test_a_paced_loop_of_a_build_waits_between_its_items_while_a_decision_is_answered():
+    # a comprehension over a whole region or a big story: each item cheap, their sum a long stretch
+    taken: list[int] = []
+
+    def build() -> None:
+        with building():
+            taken.extend(paced(range(400), every=4))  # ends only when the whole list is taken
+
+    with answering():
+        worker = threading.Thread(target=build)
+        worker.start()
+        threading.Event().wait(0.2)
+        # every fourth item waited its turn (`MAX_WAIT_S` at most each: 5 s for the whole list)
+        assert len(taken) <= 4 * round(0.2 / MAX_WAIT_S + 1)
+    worker.join(100 * MAX_WAIT_S)
+    assert taken == list(range(400))
 
 
 def test_a_request_reading_fair_heat_never_waits_on_a_decision():
