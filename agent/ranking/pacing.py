@@ -9,20 +9,19 @@ at most `MAX_WAIT_S` at a time, so a steady stream of queries slows a build but 
 While a build runs (`building`), the interpreter also offers the other threads a turn every
 `BUILD_SWITCH_S` instead of every 5 ms, so a query waits about that long for its first turn.
 
-The cycle collector stalls a decision too. A full collection walks every tracked object, about 26
-per held topic (575k at 20k held: 530 ms), holding the interpreter lock all along, and a build's
-allocations are what set one off. So while a build runs no full collection starts (the young
-generations are still collected), and when the last build ends what survives is frozen
-(`gc.freeze`): later collections never walk the held index again. A young collection is not free
-during a build either: a row tuple or map of a 100k index is one new object but 100k references
-for each young collection that finds it to visit (20-45 ms each at 100k held, several per +50
-re-index). So while a build runs the youngest generation waits for `BUILD_YOUNG` allocations,
-and the build's end collects the young generations once, before the usual threshold is back.
-The index holds no reference cycles, so a replaced snapshot is freed by its reference count,
-frozen or not (tested, through the store too). What the freeze could keep is cyclic garbage not
-yet collected when it runs; so when the process's peak size has doubled since the last full
-collection, a build's end unfreezes and collects everything once (`RECLAIM_GROWTH`): as rare as
-the held set doubling.
+The cycle collector stalls a decision too, holding the interpreter lock all along. A full
+collection walks every tracked object, about 26 per held topic (575k at 20k held: 530 ms); a young
+one is not free either: a row tuple or map of a 100k index is one new object but 100k references
+for each young collection that finds it to visit (20-45 ms each, several per re-index at 20k or
+100k held, a decision meeting one waiting that long). A build's own allocations set them off.
+So while a build runs no collection starts at all, and when the last build ends what is young is
+frozen (`gc.freeze`, which moves lists and walks nothing): later collections never walk the held
+index again. What a freeze hides from the collector is
+garbage in reference cycles made while a build ran: the index makes none (a replaced snapshot is
+freed by its reference count, tested, through the store too; a 20k re-index left 0 such objects),
+and what other threads make meanwhile waits for the reclaim: when the process's peak size has
+doubled since the last full collection, a build's end unfreezes and collects everything once
+(`RECLAIM_GROWTH`), as rare as the held set doubling.
 
 So does a long sort in C: one `sorted` of 80k story links held the lock 130 ms.
 `sorted_paced` sorts in short runs and merges them in Python.
@@ -42,15 +41,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["BUILD_SWITCH_S", "BUILD_YOUNG", "MAX_WAIT_S", "RECLAIM_GROWTH", "a_build", "answering", "building",
-           "paced", "sorted_paced", "step_aside"]
+__all__ = ["BUILD_SWITCH_S", "MAX_WAIT_S", "RECLAIM_GROWTH", "a_build", "answering", "building", "paced",
+           "sorted_paced", "step_aside"]
 
 MAX_WAIT_S = 0.05  # longer than a decision's own work (10-30 ms), short beside a build
 BUILD_SWITCH_S = 0.001
 RECLAIM_GROWTH = 2.0  # the peak size grown this many times over since the last full collection
-BUILD_YOUNG = 100_000  # the youngest generation's threshold while a build runs (module docstring)
 SORT_RUN = 2048  # items sorted in one C call by `sorted_paced` (about 3 ms)
-_NEVER = 2**30  # a threshold the oldest generation's count never reaches
+_NEVER = 2**30  # a threshold no generation's count reaches
 
 _lock = threading.Lock()
 _idle = threading.Event()
@@ -94,8 +92,8 @@ def step_aside() -> None:
 
 @contextmanager
 def building() -> Iterator[None]:
-    """Mark a build running: threads switch every `BUILD_SWITCH_S`, no full collection starts meanwhile,
-    and what survives the last build is frozen (module docstring)."""
+    """Mark a build running: threads switch every `BUILD_SWITCH_S`, no collection starts meanwhile,
+    and what is young when the last build ends is frozen (module docstring)."""
     global _building, _switch_before, _thresholds, _held
     with _lock:
         if not _held:
@@ -103,7 +101,7 @@ def building() -> Iterator[None]:
             sys.setswitchinterval(min(_switch_before, BUILD_SWITCH_S))
             _thresholds = gc.get_threshold()
             if _thresholds[0]:  # 0: the collector is off, and stays so
-                gc.set_threshold(max(_thresholds[0], BUILD_YOUNG), _thresholds[1], _NEVER)
+                gc.set_threshold(_NEVER, _NEVER, _NEVER)
             _held = True
         _building += 1
     _thread.builds = getattr(_thread, "builds", 0) + 1
@@ -115,8 +113,8 @@ def building() -> Iterator[None]:
             _building -= 1
             last = not _building
         if last:
-            # outside the lock: a collection runs finalizers, and a decision may be waiting on it; before
-            # the thresholds are back, or the young objects are walked twice (an automatic collection first)
+            # outside the lock: a reclaim runs finalizers, and a decision may be waiting on it; before the
+            # thresholds are back, or an automatic collection walks the build's young objects first
             _freeze()
             with _lock:
                 if not _building and _held:  # a build started meanwhile keeps them
@@ -126,7 +124,7 @@ def building() -> Iterator[None]:
 
 
 def _freeze() -> None:
-    """Freeze what survives a build; collect everything first when the process has grown twice over.
+    """Freeze what is young when a build ends; collect everything first when the process has grown twice over.
 
     The process's peak size, not the frozen count: counting the frozen objects walks them all
     (53 ms at 20k held)."""
@@ -139,8 +137,7 @@ def _freeze() -> None:
         gc.freeze()
         _reclaimed_at = _peak_rss()
         return
-    gc.collect(1)  # the young generations are small: their garbage is not frozen
-    gc.freeze()
+    gc.freeze()  # no collection first: it would walk every reference of the build's new rows (module docstring)
 
 
 def _peak_rss() -> int:
