@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import re
@@ -117,6 +118,11 @@ def seed_devsets(data_dir: Path) -> None:
     cached = ROOT / "data" / "embeddings.sqlite3"
     if cached.exists():
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
+
+
+def _ms(value: float) -> str:
+    """A latency for the table; "-" where none was measured (a dev-line speaker reads only the round trip)."""
+    return "-" if math.isnan(value) else f"{value:.0f}"
 
 
 async def one_speaker(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
@@ -271,7 +277,7 @@ def main() -> int:
           "| errors | ranked lexically (shed) | server RSS MB |\n|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['sessions']} | {r['utterances']} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | "
-              f"{r['server_p50_ms']:.0f} / {r['server_p99_ms']:.0f} | {r['ranking_p99_bound_ms']:.0f} | "
+              f"{_ms(r['server_p50_ms'])} / {_ms(r['server_p99_ms'])} | {r['ranking_p99_bound_ms']:.0f} | "
               f"{r['errors']} | {r['shed_pct']} % | {r.get('server_rss_mb', '')} |")
     if args.devsets:
         print("\n| sessions | mentions | right caption | small talk captioned |\n|---|---|---|---|")
