@@ -16,12 +16,12 @@ for each young collection that finds it to visit (20-45 ms each, several per re-
 100k held, a decision meeting one waiting that long). A build's own allocations set them off.
 So while a build runs no collection starts at all, and when the last build ends what is young is
 frozen (`gc.freeze`, which moves lists and walks nothing): later collections never walk the held
-index again. What a freeze hides from the collector is
-garbage in reference cycles made while a build ran: the index makes none (a replaced snapshot is
-freed by its reference count, tested, through the store too; a 20k re-index left 0 such objects),
-and what other threads make meanwhile waits for the reclaim: when the process's peak size has
-doubled since the last full collection, a build's end unfreezes and collects everything once
-(`RECLAIM_GROWTH`), as rare as the held set doubling.
+index again. What a freeze hides from the collector is garbage in reference cycles made while a
+build ran: the index makes none (a replaced snapshot is freed by its reference count, tested,
+through the store too; a 20k re-index left 0 such objects), and what other threads make meanwhile
+waits for the reclaim: when the process's peak size has doubled since the last full collection, a
+build's end unfreezes and collects everything once (`RECLAIM_GROWTH`), as rare as the held set
+doubling.
 
 So does a long sort in C: one `sorted` of 80k story links held the lock 130 ms.
 `sorted_paced` sorts in short runs and merges them in Python.
