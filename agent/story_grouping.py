@@ -456,7 +456,7 @@ class StoryIndex:
             for e in edges.get(tid, {}).values():
                 if e.probability >= strong:
                     strong_links[e.a, e.b] = e
-        usable = sorted_paced(strong_links.values(), key=lambda e: (-e.probability, e.a, e.b))
+        usable = sorted_paced(strong_links.values(), key=_link_order)
         source: dict[str, str] = {}
         # per group, kept as groups join: its platforms and what it counts with small numbers
         platforms: dict[str, set[str]] = {}
@@ -608,7 +608,7 @@ class StoryIndex:
                 best.setdefault(t.source, norm.get(i, 0.0))  # members come hottest first
             heat = float(sum(t.heat or 0.0 for t in paced(members, 256)))
             links = tuple(sorted_paced([*self._group_links.get(root, []), *attached.get(root, {}).values()],
-                                       key=lambda e: (-e.probability, e.a, e.b)))
+                                       key=_link_order))
             cluster = self._built[root] = Story(cid, members, heat, tuple(best), sum(best.values()), links)
             self._ids_of[cid] = frozenset(idx)
             moved_ids.add(cid)
@@ -683,6 +683,11 @@ class _TopicsOf(Sequence[Topic]):
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def, override]  # rows only, never slices
         return self._entries[i].topic
+
+
+def _link_order(link: Link) -> tuple[float, str, str]:
+    """Strongest link first, ties by the pair: the order links are used in and a story lists them."""
+    return -link.probability, link.a, link.b
 
 
 def _counts_differ(a: Mapping[str, set[str]], b: Mapping[str, set[str]]) -> bool:

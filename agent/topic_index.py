@@ -234,8 +234,8 @@ def _indexed(stories: StoryIndex, ranker: Ranker, current: list[StoredTopic], ge
     """`current` indexed (the ranker publishes its snapshot) and grouped: the view to publish beside it.
     `again`: each row's row in the live snapshot when it is that very row (`_merged`).
 
-    One build in one worker thread, so what the two steps leave is collected and frozen once
-    (ranking/pacing.py)."""
+    One build in one worker thread, so no collection starts during either step and what they leave
+    is frozen once (ranking/pacing.py)."""
     snapshot = ranker.index(current, passed_again=again)
     return snapshot, _grouped(stories, ranker, snapshot, current, generation)
 
