@@ -1,0 +1,297 @@
+#!/usr/bin/env python
+"""The festival night: a dinner table's conversations against that night's real hot lists.
+
+The service fetches `../shared/days/2024-02-09` as the four sources' answers (each recorded body
+served at its own endpoint through the collector's transport, parsed by our parsers, stored and
+indexed as a fetch cycle), then hears each conversation of
+`../shared/devsets/festival-2024-02-09.json` in one session, line after line, `--gap` seconds apart
+on the service's own clock (`Runtime.handle_utterance(..., now=)`, the call the utterance route
+makes), so the display lock and the cooldown see a real table's pace without waiting for it.
+
+Scored as the set's README says:
+
+* trend line: a hit when a caption about one of its `items` appears on that line or the next
+  (hits out of 20, per conversation, per language); for each miss, why (the decision records of
+  both lines: display lock, no candidate, a wrong caption, ...);
+* cont line: a caption of the same meme there is the trend line's late caption when that one was
+  still waiting, otherwise a repeat (counted apart);
+* small line: any caption is a false one, but the late caption of the trend line just before it;
+* greeting: any caption is counted apart (a festival greeting tells the wearer nothing);
+* gist: a hit carries the gist when the caption's lines beyond the title and its meta line share
+  at least `GIST_TERMS` of the gist's terms that the matched title does not hold.
+
+    .venv/bin/python scripts/eval/festival.py             # the tables
+    .venv/bin/python scripts/eval/festival.py --json      # the same figures as JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from agent.ranking import build_embedder
+from agent.ranking.lexical import tokenize
+from agent.settings import Settings
+from agent.testing.paths import SHARED
+
+DAY = "2024-02-09"
+DAY_DIR = SHARED / "days" / DAY
+DEVSET = SHARED / "devsets" / f"festival-{DAY}.json"
+SOURCES = ("baidu", "douyin", "weibo", "zhihu")
+#: Where each source's recorded answer is served: (host, the start of the path) → its folder.
+ENDPOINTS = {("top.baidu.com", "/api/board"): "baidu",
+             ("www.douyin.com", "/aweme/v1/web/hot/search/list"): "douyin",
+             ("m.weibo.cn", "/api/container/getIndex"): "weibo",
+             ("www.zhihu.com", "/api/v3/feed/topstory/hot-lists"): "zhihu"}
+GAP_S = 3.0
+#: Terms of the gist, beyond the title's own, a caption must show to say what the meme is: one
+#: shared bigram is often a word of the meta line or a name; two are a clause of the story.
+GIST_TERMS = 2
+LANG_OF = {"zh": "zh-CN", "en": "en-US"}
+
+
+def day_transport(day_dir: Path = DAY_DIR) -> httpx.MockTransport:
+    """Each source's recorded body at the endpoint it was saved from; every other request a 404,
+    so a source's fallback endpoints (Weibo's web API, Douyin's app API) fail as they would."""
+    bodies = {key: next((day_dir / folder).glob("*.json")).read_bytes() for key, folder in ENDPOINTS.items()}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        for (host, path), body in bodies.items():
+            if request.url.host == host and request.url.path.startswith(path):
+                return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+        return httpx.Response(404, text="not recorded")
+
+    return httpx.MockTransport(answer)
+
+
+def norm(title: str) -> str:
+    """A title as compared with the set's labels: no spaces, no hashtag marks (Baidu keeps `#…#`)."""
+    return "".join(title.replace("#", "").split())
+
+
+def terms(text: str) -> set[str]:
+    return set(tokenize(text))
+
+
+@dataclass
+class Heard:
+    """One line as the service answered it."""
+
+    line: dict[str, Any]
+    decision: dict[str, Any]
+    caption: dict[str, Any] | None  # the caption shown for it, with its topic's (source, title)
+    about: str | None  # the trend id the caption is about, else None
+
+
+def body_lines(caption: dict[str, Any]) -> list[str]:
+    """The caption's lines after its title and its meta line: where it can say what the meme is."""
+    title = norm(caption["title"])
+    lines = list(caption["lines"])
+    i = 0
+    while i < len(lines) and norm(lines[i].rstrip("…")) and norm(lines[i].rstrip("…")) in title:
+        i += 1
+    return lines[i + 1:]  # the line after the title is the meta line (platforms, ranks, heat)
+
+
+def carries_gist(caption: dict[str, Any], gist: str) -> bool:
+    wanted = terms(gist) - terms(caption["title"])
+    return len(terms(" ".join(body_lines(caption))) & wanted) >= GIST_TERMS
+
+
+def why(heard: Heard) -> str:
+    """A line's decision in a few words: its reason and what it was about."""
+    d = heard.decision
+    if d.get("show"):
+        cap = heard.caption or {}
+        return f"{d['reason']}: {cap.get('source', '?')} {cap.get('title', '?')!s}"
+    detail = f" ({d['detail']})" if d.get("detail") else ""
+    return f"{d.get('reason', '?')}{detail}"
+
+
+async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -> tuple[list[list[Heard]], int]:
+    """Every conversation through one service, each in its own session; the topics it indexed."""
+    from agent.runtime import Runtime
+
+    settings = Settings()
+    data_dir = Path(tempfile.mkdtemp(prefix="tl-festival-"))
+    cached = Path(settings.store.data_dir) / "embeddings.sqlite3"
+    if cached.exists():  # topic vectors this checkout already computed: the service would have them too
+        shutil.copy(cached, data_dir / "embeddings.sqlite3")
+    settings = settings.model_copy(update={"data_dir": data_dir, "offline": False, "sources": list(SOURCES),
+                                           "api_keys": "festival-eval"})
+    embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
+    runtime = Runtime.build(settings, transport=day_transport(args.day_dir), embedder=embedder)
+    runtime.collector.fallback_to_replay = False  # the recorded night, never the synthetic snapshot
+    try:
+        outcomes = await runtime.collector.cycle()
+        failed = [f"{o.source}: {o.error}" for o in outcomes if not o.ok]
+        if failed:
+            raise SystemExit("a recorded list did not parse: " + "; ".join(failed))
+        await runtime.start()
+        stored = runtime.index.stored
+        trend_of = {(item["source"], norm(item["title"])): trend["id"]
+                    for trend in devset["trends"] for item in trend["items"]}
+        out = []
+        for conv in devset["conversations"]:
+            session, _ = runtime.sessions.create(args.profile)
+            start = 1_000_000.0
+            heard = []
+            for i, line in enumerate(conv["lines"]):
+                result = await runtime.handle_utterance(session, line["text"], now=start + i * args.gap)
+                caption = None
+                about = None
+                if result.captions:
+                    caption = result.captions[-1].to_public()
+                    row = stored.get(caption["topic_id"])
+                    if row is not None:
+                        about = trend_of.get((row.topic.source, norm(row.topic.title)))
+                        caption["source"], caption["title"] = row.topic.source, row.topic.title
+                heard.append(Heard(line, result.decision or {}, caption, about))
+            out.append(heard)
+        return out, len(stored)
+    finally:
+        await runtime.aclose()
+        runtime.store.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
+    """One conversation's figures, by the README's rules."""
+    r: dict[str, Any] = {"id": conv["id"], "lang": conv["lang"], "trend_lines": 0, "hits": 0, "gist": 0,
+                         "repeats": 0, "small_lines": 0, "small_captioned": 0, "greetings": 0,
+                         "greetings_captioned": 0, "wrong": 0, "replaced": 0, "misses": [], "false": [],
+                         "lines": []}
+    late_for: set[int] = set()  # lines whose caption was the late caption of the trend line before
+    hit_line: dict[int, int] = {}
+    for i, h in enumerate(heard):
+        kind = h.line["kind"]
+        r["lines"].append({"kind": kind, "trend": h.line.get("trend"), "text": h.line["text"], "why": why(h),
+                           "about": h.about, "caption": h.caption["lines"] if h.caption else None})
+        r["replaced"] += h.decision.get("reason") == "replaced"
+        if kind != "trend":
+            continue
+        r["trend_lines"] += 1
+        for j in (i, i + 1):
+            if j < len(heard) and heard[j].caption is not None and heard[j].about == h.line["trend"]:
+                hit_line[i] = j
+                if j != i:
+                    late_for.add(j)
+                break
+        if i in hit_line:
+            r["hits"] += 1
+            cap = heard[hit_line[i]].caption
+            assert cap is not None
+            r["gist"] += carries_gist(cap, h.line["gist"])
+        else:
+            nxt = heard[i + 1] if i + 1 < len(heard) else None
+            r["misses"].append({"text": h.line["text"], "trend": h.line["trend"], "why": why(h),
+                                "next": why(nxt) if nxt is not None else None})
+    for i, h in enumerate(heard):
+        kind = h.line["kind"]
+        shown = h.caption is not None
+        if kind == "cont":
+            r["repeats"] += shown and h.about == h.line["trend"] and i not in late_for
+            if shown and h.about != h.line["trend"]:
+                r["wrong"] += 1
+                r["false"].append({"kind": kind, "text": h.line["text"], "why": why(h)})
+        elif kind == "small":
+            r["small_lines"] += 1
+            if shown and i not in late_for:
+                r["small_captioned"] += 1
+                r["false"].append({"kind": kind, "text": h.line["text"], "why": why(h)})
+        elif kind == "greeting":
+            r["greetings"] += 1
+            if shown and i not in late_for:
+                r["greetings_captioned"] += 1
+                r["false"].append({"kind": kind, "text": h.line["text"], "why": why(h)})
+        elif kind == "trend" and shown and h.about != h.line["trend"] and i not in late_for:
+            r["wrong"] += 1  # a caption about something else on a trend line
+    return r
+
+
+FIGURES = ("trend_lines", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
+           "greetings_captioned", "wrong", "replaced")
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"all": Counter(), "by_lang": {}}
+    for r in rows:
+        out["all"].update({k: r[k] for k in FIGURES})
+        out["by_lang"].setdefault(r["lang"], Counter()).update({k: r[k] for k in FIGURES})
+    return {"all": dict(out["all"]), "by_lang": {k: dict(v) for k, v in out["by_lang"].items()}}
+
+
+def evaluate(args: argparse.Namespace) -> dict[str, Any]:
+    devset = json.loads(args.devset.read_text(encoding="utf-8"))
+    heard, topics = asyncio.run(hear_conversations(args, devset))
+    rows = [score(conv, h) for conv, h in zip(devset["conversations"], heard, strict=True)]
+    return {"day": devset["day"], "topics": topics, "gap_s": args.gap, "profile": args.profile,
+            "conversations": rows, "total": totals(rows)}
+
+
+def print_tables(result: dict[str, Any]) -> None:
+    print(f"festival {result['day']}: {result['topics']} topics indexed, lines {result['gap_s']:g} s apart, "
+          f"one session per conversation, profile {result['profile']}\n")
+    print("| conversation | lang | trend hits | gist on hits | repeats on cont | small talk captioned "
+          "| greetings captioned | other wrong captions | replacements |\n|---|---|---|---|---|---|---|---|---|")
+
+    def row(name: str, lang: str, r: dict[str, Any]) -> None:
+        print(f"| {name} | {lang} | {r['hits']}/{r['trend_lines']} | {r['gist']}/{r['hits']} | {r['repeats']} "
+              f"| {r['small_captioned']}/{r['small_lines']} | {r['greetings_captioned']}/{r['greetings']} "
+              f"| {r['wrong']} | {r['replaced']} |")
+
+    for r in result["conversations"]:
+        row(r["id"], r["lang"], r)
+    for lang, r in result["total"]["by_lang"].items():
+        row("all", lang, r)
+    row("**all**", "both", result["total"]["all"])
+    print("\nMisses (the decision on the trend line, then on the next line):\n")
+    for r in result["conversations"]:
+        for m in r["misses"]:
+            print(f"- {r['id']} `{m['trend']}`: {m['why']} → next: {m['next']}")
+    print("\nCaptions where none belongs:\n")
+    for r in result["conversations"]:
+        for f in r["false"]:
+            print(f"- {r['id']} {f['kind']}: {f['text'][:40]} → {f['why']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--gap", type=float, default=GAP_S, help="seconds between two lines (the service's clock)")
+    ap.add_argument("--profile", default="even-g1", help="the session's display profile")
+    ap.add_argument("--embedder", default=None, help="as TRENDLENS_EMBEDDER (default: the service's)")
+    ap.add_argument("--devset", type=Path, default=DEVSET)
+    ap.add_argument("--day-dir", type=Path, default=DAY_DIR)
+    ap.add_argument("--lines", action="store_true", help="also print every line's decision")
+    args = ap.parse_args(argv)
+    if not args.devset.is_file() or not args.day_dir.is_dir():
+        print(f"festival eval: the real data is not here ({args.devset}, {args.day_dir})", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING)
+    result = evaluate(args)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=1))
+        return 0
+    print_tables(result)
+    if args.lines:
+        for r in result["conversations"]:
+            print(f"\n{r['id']}:")
+            for line in r["lines"]:
+                print(f"  [{line['kind']:8}] {line['text'][:34]} → {line['why']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
