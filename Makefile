@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(VENV)/bin/trendlens serve
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
+	$(PY) -m pytest -q -rs -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
 
 demo: $(STAMP)
 	$(VENV)/bin/trendlens demo

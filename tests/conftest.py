@@ -26,6 +26,15 @@ def pytest_configure(config: pytest.Config) -> None:
     allow_test_embedders()  # `hash` by name, here only (a service refuses it)
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked `needs_shared(...)` skips without those files, or fails under CI, before any of its
+    fixtures read them (agent/testing/required.py)."""
+    from agent.testing.required import need_shared
+
+    for mark in item.iter_markers("needs_shared"):
+        need_shared(*mark.args)
+
+
 def case_path(source: str, name: str) -> Path:
     """A parser case: a golden-pair input in fixtures/sources, or a file of the shipped snapshot."""
     for folder in (FIXTURES / "sources" / source, SNAPSHOT / source):

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 from agent.models import Topic
 from agent.testing.paths import SHARED
+from agent.testing.required import needs_shared
 
 __all__ = ["SHARED", "needs_days", "together", "topic"]
 
-needs_days = pytest.mark.skipif(not (SHARED / "days").exists(), reason="../shared labelled days are not here")
+needs_days = needs_shared("days")
 
 
 def topic(source: str, item_id: str, title: str, *, rank: int | None = None, heat: float | None = None,

@@ -12,7 +12,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
-import pytest
 
 from ..fetching import SourceOutcome
 from ..model_loading import EmbedderFactory
@@ -24,6 +23,7 @@ from ..sources import REGISTRY
 from ..store import Store, open_store
 from .apps import KEY
 from .paths import SHARED
+from .required import need_shared
 
 UPSTREAM = SHARED / "upstream"
 DAY_ONE = {"zhihu": "zhihu/hot-question-2025-04-15.json", "baidu": "baidu/board-realtime-2025-04-15.json",
@@ -36,9 +36,7 @@ ENGLISH = {"reddit": "reddit/front-hot-2016-03-01.json", "github_trending": "git
 
 def need_upstream(*, english: bool = False) -> None:
     wanted = (*DAY_ONE.values(), *DAY_TWO.values(), *(ENGLISH.values() if english else ()))
-    missing = [f for f in wanted if not (UPSTREAM / f).is_file()]
-    if missing:
-        pytest.skip(f"real upstream recordings not present: {missing[0]}")
+    need_shared(*(f"upstream/{f}" for f in wanted))
 
 
 def parse(source: str, file: str, settings: Settings) -> list[Topic]:

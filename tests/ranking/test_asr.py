@@ -3,7 +3,7 @@ sentence cut in two utterances at a pause (agent/testing/asr.py writes the dev l
 
 The window joins a recogniser's pieces of one sentence (window.py) and the tokeniser reads
 spoken numbers as digits (numerals.py). The real-data test says the dev set's mentions both
-ways through the service and needs ../shared (skipped without it).
+ways through the service and needs ../shared (skipped without it, failed under CI).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from agent.models import Topic
 from agent.ranking import ConversationWindow, build_embedder, tokenize
 from agent.settings import Settings
 from agent.testing.asr import asr_pieces, asr_text
+from agent.testing.paths import SHARED
+from agent.testing.required import needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 
-DEVSETS = ROOT.parent / "shared" / "devsets"
+DEVSETS = SHARED / "devsets"
 
 
 def test_recognised_text_has_no_punctuation_spoken_numbers_and_two_pieces() -> None:
@@ -63,7 +65,7 @@ def test_a_sentence_end_or_a_long_pause_keeps_utterances_apart(first: str, gap: 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (DEVSETS / "relevance.json").exists(), reason="../shared/devsets not present")
+@needs_shared("devsets/relevance.json")
 @pytest.mark.parametrize("lang", ["zh", "en"])
 async def test_mentions_said_as_a_recogniser_delivers_them_keep_their_captions(tmp_path, lang: str) -> None:
     """Real report-half mentions through the service: as written lines, then as two recognised

@@ -7,7 +7,7 @@ of the shipped profile captions most of the small talk below; with it, none.
 
 The titles and lines in this file are synthetic (written for this test, in the style of
 the real Douyin and Weibo lists); the tests that read ../shared use real lists and real
-small talk and skip where it is absent.
+small talk, skip where it is absent and fail under CI.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from agent.models import Topic
 from agent.ranking import EmbeddingCache, HashEmbedder, Ranker, build_embedder, profile_for
 from agent.ranking.background import sample, sample_vectors
 from agent.settings import Settings
+from agent.testing.required import need_shared
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 DAY = "2025-04-15"
 
 # synthetic, in the style of Douyin's and Weibo's lists: short, colloquial, about nobody in particular
@@ -103,10 +103,7 @@ class TestShortTitles:
 
 
 def _real(path: str) -> Path:
-    full = SHARED / path
-    if not full.exists():
-        pytest.skip(f"../shared/{path} not present")
-    return full
+    return need_shared(path) / path
 
 
 @pytest.fixture(scope="module")

@@ -17,15 +17,15 @@ import pytest
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
 from agent.settings import Settings
 from agent.testing import devsets
+from agent.testing.paths import SHARED
+from agent.testing.required import needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
 PROBES = ROOT / "fixtures" / "relevance" / "crosslingual-synthetic" / "en-about-zh-synthetic.json"
 ZH_PROBES = PROBES.with_name("zh-about-en-synthetic.json")
 DAY = "2025-04-15"
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (SHARED / "days" / DAY).exists(), reason="../shared/days not present")]
+pytestmark = [pytest.mark.slow, needs_shared(f"days/{DAY}", "devsets/chitchat.json", "devsets/relevance.json")]
 
 
 def test_the_probe_sets_say_they_are_synthetic() -> None:

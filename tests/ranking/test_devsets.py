@@ -7,15 +7,16 @@ here on real data; the model's figures are measured by scripts/eval/relevance.py
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from agent.models import Topic
 from agent.ranking import Ranker, RankerEntry, profile_for
+from agent.testing.paths import SHARED
+from agent.testing.required import needs_shared
 
-DEVSETS = Path(__file__).resolve().parents[3] / "shared" / "devsets"
-pytestmark = pytest.mark.skipif(not (DEVSETS / "relevance.json").exists(), reason="../shared/devsets not present")
+DEVSETS = SHARED / "devsets"
+pytestmark = needs_shared("devsets/relevance.json", "devsets/chitchat.json")
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.baidu import Baidu
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -16,8 +17,7 @@ EXPECTED = {
 
 
 def test_every_real_recording(settings) -> None:
-    if not REAL.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/baidu")
     source = Baidu()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files

@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin, DouyinOptions
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
@@ -15,8 +16,7 @@ APP = (case_path("douyin", "app-trending.json")).read_bytes()
 
 
 def test_every_real_recording_parses(settings) -> None:
-    if not RECORDED.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/douyin")
     files = sorted(RECORDED.glob("*.json"))
     assert files
     source = Douyin()

@@ -6,6 +6,7 @@ import pytest
 from agent.errors import BlockedError, ParseError
 from agent.settings import FeedConfig, Settings
 from agent.sources.feed import Feed, feed_sources
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -13,8 +14,7 @@ from tests.sources.mock_http import fetch_with
 def test_real_rss_recording_parses_as_a_generic_feed(settings) -> None:
     # No feed-specific recording exists; the Google Trends RSS is a real RSS 2.0 body.
     folder = SHARED_UPSTREAM / "google_trends"
-    if not folder.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/google_trends")
     files = sorted(folder.glob("*.xml"))
     assert files, f"no RSS recordings in {folder}"
     for path in files:

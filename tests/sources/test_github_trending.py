@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError
 from agent.sources.github_trending import GithubTrending
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with, fetcher
 
@@ -12,8 +13,7 @@ RECORDINGS = SHARED_UPSTREAM / "github_trending"
 
 
 def test_real_recordings_parse(settings) -> None:
-    if not RECORDINGS.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/github_trending")
     files = sorted(RECORDINGS.glob("*.html"))
     assert files
     source = GithubTrending()

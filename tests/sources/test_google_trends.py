@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError
 from agent.sources.google_trends import GoogleTrends, GoogleTrendsOptions
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -12,8 +13,7 @@ RECORDINGS = SHARED_UPSTREAM / "google_trends"
 
 
 def test_real_recordings_parse(settings) -> None:
-    if not RECORDINGS.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/google_trends")
     files = sorted(RECORDINGS.glob("*.xml"))
     assert files
     source = GoogleTrends()

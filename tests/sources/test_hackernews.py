@@ -8,6 +8,7 @@ import pytest
 
 from agent.errors import FetchError, ParseError
 from agent.sources.hackernews import ALGOLIA_URL, FIREBASE, HackerNews
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
@@ -16,8 +17,7 @@ RECORDED = SHARED_UPSTREAM / "hackernews"
 
 
 def test_every_real_recording_parses(settings) -> None:
-    if not RECORDED.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/hackernews")
     files = sorted(RECORDED.glob("*.json"))
     assert files
     source = HackerNews()

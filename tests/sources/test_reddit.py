@@ -8,6 +8,7 @@ from pydantic import SecretStr
 
 from agent.errors import ParseError, SourceDisabled, UpstreamError
 from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit, RedditOptions
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 
@@ -22,8 +23,7 @@ def creds() -> RedditOptions:
 
 
 def test_every_real_recording_parses(settings) -> None:
-    if not RECORDED.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/reddit")
     expected = {
         # 100 posts, 2 over_18 dropped
         "front-hot-2016-03-01.json": (98, "My game cam finally caught something cool.", 6710),

@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import ParseError, UpstreamError
 from agent.sources.toutiao import Toutiao
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -13,8 +14,7 @@ REAL = SHARED_UPSTREAM / "toutiao"
 
 def test_every_real_recording(settings) -> None:
     """The only real recordings are app-feed error envelopes (errno 20100, empty data[])."""
-    if not REAL.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/toutiao")
     source = Toutiao()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files

@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError
 from agent.sources.weibo import Weibo, WeiboOptions
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -19,8 +20,7 @@ EXPECTED = {
 
 
 def test_every_real_recording(settings) -> None:
-    if not REAL.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/weibo")
     source = Weibo()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
@@ -41,8 +41,7 @@ def test_every_real_recording(settings) -> None:
 
 def test_real_mobile_drops_pinned_and_ads(settings) -> None:
     path = REAL / "m-getindex-realtimehot-2025-03-31.json"
-    if not path.exists():
-        pytest.skip("no shared upstream recordings here")
+    need_shared(f"upstream/weibo/{path.name}")
     titles = {t.title for t in Weibo().parse(path.read_bytes())}
     assert "2025是推进巡视全覆盖的关键一年" not in titles  # pinned first row
     assert "肖战猫人携手第二年" not in titles  # is_ad_pos slot

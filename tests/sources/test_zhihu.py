@@ -5,6 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.zhihu import Zhihu
+from agent.testing.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
@@ -20,8 +21,7 @@ EXPECTED = {
 
 
 def test_every_real_recording(settings) -> None:
-    if not REAL.is_dir():
-        pytest.skip("no shared upstream recordings here")
+    need_shared("upstream/zhihu")
     source = Zhihu()
     files = sorted(p for p in REAL.iterdir() if p.is_file())
     assert files
@@ -43,8 +43,7 @@ def test_every_real_recording(settings) -> None:
 
 def test_real_topsearch_page_is_not_mistaken_for_a_captcha(settings) -> None:
     path = REAL / "topsearch-2025-04-15.html"
-    if not path.exists():
-        pytest.skip("no shared upstream recordings here")
+    need_shared(f"upstream/zhihu/{path.name}")
     assert "captcha" in path.read_text(encoding="utf-8")  # its config names captcha.zhihu.com
     assert Zhihu().parse(path.read_bytes())
 
