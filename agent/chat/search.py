@@ -1,7 +1,7 @@
 """Finding the topics a question is about: the chat's only call into the ranker.
 
 Kept in one place so the chat follows whatever the ranker's public entry point is.
-A story named by its own words ("哈尔滨公安悬赏通缉3名美国特工是怎么回事") is found by
+A story named by its own words ("台风贝碧嘉登陆上海是怎么回事") is found by
 its title first; the ranker answers everything less literal.
 """
 
