@@ -263,7 +263,9 @@ class LiveOptions(_Group):
 class ServerOptions(_Group):
     """The HTTP service: who may call it, where it listens, and how much it accepts."""
 
-    api_keys: str | None = Field(default=None, description="comma-separated bearer keys")
+    api_keys: str | None = Field(default=None, description="comma-separated client keys")
+    admin_keys: str | None = Field(default=None, description=(
+        "comma-separated admin keys (also valid keys): ingest topics, run workflows; a key in both lists is an admin"))
     host: str = "127.0.0.1"
     port: int = 8000
     rate_limit_per_s: float = Field(default=20.0, gt=0, description="per API key, sustained")
@@ -275,6 +277,8 @@ class ServerOptions(_Group):
     max_request_bytes: int = Field(default=1_000_000, ge=1024)
     ingest_queue_topics: int = Field(default=20_000, ge=1, description=(
         "topics ingested through POST /v1/topics and not yet indexed; a request past it gets 429 + Retry-After"))
+    ingest_topics_per_key: int = Field(default=50_000, ge=1, description=(
+        "ingested topics one key may hold (POST /v1/topics); past it, 429 until retention prunes some"))
     cors_origins: CommaList = Field(default_factory=list, description="closed by default")
 
 

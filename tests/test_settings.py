@@ -35,11 +35,14 @@ REDIS_URL RETENTION_DAYS SESSION_RATE_LIMIT_BURST SESSION_RATE_LIMIT_PER_S SNAPS
 USER_AGENT WEBHOOK_SECRET WEBHOOK_URL WEIBO_COOKIE WIKIPEDIA_PROJECT WORKFLOWS_DIR
 """.split())
 # Added since, each on purpose: one encode engine per core (TRENDLENS_ENCODE_ENGINES), the lines per
-# model call (TRENDLENS_ENCODE_BATCH).
-VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES", "TRENDLENS_ENCODE_BATCH"})
+# model call (TRENDLENS_ENCODE_BATCH), admin keys (TRENDLENS_ADMIN_KEYS) and what each may ingest
+# (TRENDLENS_INGEST_TOPICS_PER_KEY).
+VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES", "TRENDLENS_ENCODE_BATCH", "TRENDLENS_ADMIN_KEYS",
+                             "TRENDLENS_INGEST_TOPICS_PER_KEY"})
 
 # One value per variable, as a user writes it (text in the environment), and what the setting holds then.
 WRITTEN: dict[str, tuple[str, object]] = {
+    "ADMIN_KEYS": ("a1,a2", "a1,a2"), "INGEST_TOPICS_PER_KEY": ("7", 7),
     "API_KEYS": ("k1,k2", "k1,k2"), "BLAS_THREADS": ("3", 3), "BREAKER_COOLDOWN_S": ("12.5", 12.5),
     "BREAKER_THRESHOLD": ("7", 7), "CONTACT": ("mailto:ops@example.org", "mailto:ops@example.org"),
     "CORS_ORIGINS": ("https://a.example, https://b.example", ["https://a.example", "https://b.example"]),

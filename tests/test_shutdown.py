@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _serve(data_dir: Path, port: int, embedder: str, *, capture: bool = True) -> subprocess.Popen[str]:
-    env = {**os.environ, "TRENDLENS_DATA_DIR": str(data_dir), "TRENDLENS_API_KEYS": KEY,
+    env = {**os.environ, "TRENDLENS_DATA_DIR": str(data_dir), "TRENDLENS_API_KEYS": KEY, "TRENDLENS_ADMIN_KEYS": KEY,
            "TRENDLENS_EMBEDDER": embedder, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-m", "agent", "serve", "--offline", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,

@@ -40,7 +40,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _env(target: Path, data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRENDLENS_")}
     # the installed copy comes first; the dependencies come from this interpreter's site-packages
-    env |= {"PYTHONPATH": str(target), "TRENDLENS_DATA_DIR": str(data), "TRENDLENS_API_KEYS": KEY}
+    env |= {"PYTHONPATH": str(target), "TRENDLENS_DATA_DIR": str(data), "TRENDLENS_API_KEYS": KEY,
+            "TRENDLENS_ADMIN_KEYS": KEY}  # it lists the workflows: an admin route
     return env
 
 

@@ -52,11 +52,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             app.include_router(rt.mentra.router)
         keys = KeyRing(settings, rt.store)
         if keys.empty:  # a truly first start: the store never held a key
-            key = keys.create("serve")
+            key = keys.create("serve", role="admin")  # the operator's own: it may ingest and run workflows
             if announce_key:
                 # shown once; only its hash is kept
                 print(f"\n  TrendLens API key (shown once, stored hashed): {key}\n", flush=True)
-        elif not server.api_keys and not list_keys(rt.store):
+        elif not server.api_keys and not server.admin_keys and not list_keys(rt.store):
             log.warning("every stored API key is revoked: requests are refused until one is made "
                         "(`trendlens keys create`)")
         app.state.keys = keys

@@ -24,9 +24,10 @@ from .errors import ApiError
 from .redis_limiter import RedisRateLimiter
 from .security import KeyRing, RateLimiter, TooManyGuesses
 
-__all__ = ["HUD_PROTOCOL", "ApiKey", "ChatDep", "CollectorDep", "EngineDep", "IndexDep", "MetricsDep", "RuntimeDep",
-           "SessionsDep", "StoreDep", "bearer", "find_session", "get_runtime", "require_key", "session_or_404",
-           "ws_key", "ws_token"]
+__all__ = ["ADMIN_ONLY", "HUD_PROTOCOL", "AdminKey", "ApiKey", "ChatDep", "CollectorDep", "EngineDep", "IndexDep",
+           "MetricsDep", "RuntimeDep",
+           "SessionsDep", "StoreDep", "bearer", "find_session", "get_runtime", "require_admin", "require_key",
+           "session_or_404", "ws_key", "ws_token"]
 
 # A HUD page's socket carries the session token as a WebSocket subprotocol (`token.<token>`, beside
 # this one), not in its URL: URLs end up in access logs, the handshake's headers do not.
@@ -92,6 +93,20 @@ def require_key(request: Request,
 
 
 ApiKey = Annotated[str, Depends(require_key)]
+
+ADMIN_ONLY = ("this route needs an admin key (TRENDLENS_ADMIN_KEYS or `trendlens keys create --admin`); "
+              "this key is a client key")
+
+
+def require_admin(request: Request, key: ApiKey) -> str:
+    """An admin key: one that may change what every tenant sees (ingest, workflows)."""
+    keys: KeyRing = request.app.state.keys
+    if keys.role(key) != "admin":
+        raise ApiError(403, ADMIN_ONLY)
+    return key
+
+
+AdminKey = Annotated[str, Depends(require_admin)]
 
 
 def client_address(connection: Request | WebSocket) -> str:

@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import ConfigError, OverloadError, StoreError, TrendLensError
 from .schemas import ErrorResponse
 
-__all__ = ["AUTHED_ERRORS", "ApiError", "error_body", "error_responses", "install_error_handlers"]
+__all__ = ["ADMIN_ERRORS", "AUTHED_ERRORS", "ApiError", "error_body", "error_responses", "install_error_handlers"]
 
 log = logging.getLogger("trendlens.api")
 
@@ -30,7 +30,8 @@ _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_f
 _TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error", 409: "conflict_error",
           429: "rate_limit_error"}
 _DESCRIPTIONS = {400: "Invalid request (OpenAI-compatible paths answer every invalid request with 400)",
-                 401: "Missing or invalid credentials", 404: "No such resource", 409: "Conflicts with its state",
+                 401: "Missing or invalid credentials", 403: "An admin key's route, called with a client key",
+                 404: "No such resource", 409: "Conflicts with its state",
                  413: "Request body over the size limit", 422: "Request body or parameters are invalid",
                  429: "Rate limit exceeded (see Retry-After)", 503: "Not ready or storage unavailable"}
 # Paths an OpenAI client calls: there an invalid request is a 400, as in OpenAI's own API.
@@ -71,6 +72,8 @@ def error_responses(*statuses: int, json_only: bool = False) -> dict[int | str, 
 
 # Every operation behind the API key can answer these (404 where a path names something, 413 on any body).
 AUTHED_ERRORS = error_responses(400, 401, 404, 413, 422, 429)
+# ...and the routes only an admin key may call (docs/security.md), 403 as well.
+ADMIN_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429)
 
 
 def _validation(exc: RequestValidationError) -> tuple[str, str | None]:

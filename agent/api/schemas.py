@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -23,9 +24,20 @@ class TopicIn(BaseModel):
     source: str = Field(default="custom", pattern=r"^[A-Za-z0-9_\-:.]{1,64}$")
     summary: str | None = Field(default=None, max_length=5000)
     heat: float | None = Field(default=None, ge=0, le=1e15)
-    url: str | None = Field(default=None, max_length=2000)
+    url: str | None = Field(default=None, max_length=2000, description="an http:// or https:// link")
     lang: Lang | None = None
     rank: int | None = Field(default=None, ge=1, le=100_000, description="1-based place on the source's own list")
+
+    @field_validator("url")
+    @classmethod
+    def _http_link(cls, v: str | None) -> str | None:
+        # every surface links it (HUD, digest, chat): javascript:, data: and friends never get stored
+        if v is None or not v.strip():
+            return None
+        parts = urlsplit(v.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http:// or https:// link with a host")
+        return v.strip()
 
 
 class IngestOut(BaseModel):

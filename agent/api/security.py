@@ -10,7 +10,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..keys import hash_key, key_is_stored, make_key
+from ..keys import Role, hash_key, key_role, make_key
 from ..settings import Settings
 from ..store import Store
 
@@ -43,6 +43,22 @@ class GuessThrottle:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window_s, self._clock = limit, window_s, clock
         self._misses: OrderedDict[str, deque[float]] = OrderedDict()
+        self._looked_up: OrderedDict[str, float] = OrderedDict()  # throttled address -> its last store lookup
+
+    def look_up_anyway(self, client: str) -> bool:
+        """Whether a throttled address may have one key asked of the store now: one every
+        `UNKNOWN_RECHECK_S`. A stored key this instance has not seen yet (made elsewhere, or on a
+        wearer's first request) then gets in behind a sprayer sharing its address (a NAT, a proxy),
+        while the store answers that address at most once per interval."""
+        now = self._clock()
+        last = self._looked_up.get(client)
+        if last is not None and now - last < UNKNOWN_RECHECK_S:
+            return False
+        self._looked_up.pop(client, None)
+        self._looked_up[client] = now
+        if len(self._looked_up) > MAX_GUESSERS:
+            self._looked_up.popitem(last=False)
+        return True
 
     def retry_after(self, client: str) -> float:
         """0 when `client` may try a key it is not known to hold, else the seconds until it may."""
@@ -62,14 +78,22 @@ class GuessThrottle:
             self._misses.popitem(last=False)
 
 
+def _hashes(keys: str | None) -> set[str]:
+    return {hash_key(k.strip()) for k in (keys or "").split(",") if k.strip()}
+
+
 class KeyRing:
-    """Accepted bearer keys: `TRENDLENS_API_KEYS`, plus the hashed keys in the store."""
+    """Accepted bearer keys and their roles: `TRENDLENS_API_KEYS` (clients), `TRENDLENS_ADMIN_KEYS`
+    (admins; a key in both is an admin), plus the hashed keys in the store with the role stored."""
 
     def __init__(self, settings: Settings, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self._clock = clock
-        self._env = {hash_key(k.strip()) for k in (settings.server.api_keys or "").split(",") if k.strip()}
-        self._seen: dict[str, float] = {}  # stored keys' hashes -> when the store said so (few: never evicted)
+        self._admins = _hashes(settings.server.admin_keys)
+        self._env = _hashes(settings.server.api_keys) | self._admins
+        # stored keys' hashes -> (when the store said so, their role); few, so never evicted: a key
+        # known here is answered before the guess throttle even once its answer is due a recheck
+        self._seen: dict[str, tuple[float, Role]] = {}
         self._unknown: OrderedDict[str, float] = OrderedDict()  # hashes the store lacked -> when, oldest first
         self.guesses = GuessThrottle(clock=clock)
 
@@ -77,25 +101,37 @@ class KeyRing:
     def empty(self) -> bool:
         return not self._env and not self.store.query("SELECT 1 FROM api_keys LIMIT 1")
 
-    def create(self, label: str = "default") -> str:
+    def create(self, label: str = "default", *, role: Role = "client") -> str:
         """Make a new key, keep only its hash, return it (to be shown once)."""
-        key = make_key(self.store, label)
-        self._seen[hash_key(key)] = self._clock()
+        key = make_key(self.store, label, role=role)
+        self._seen[hash_key(key)] = (self._clock(), role)
         return key
+
+    def role(self, digest: str) -> Role:
+        """The role of a key `check` accepted: what it may do beyond its own sessions."""
+        if any(hmac.compare_digest(admin, digest) for admin in self._admins):
+            return "admin"
+        seen = self._seen.get(digest)
+        return seen[1] if seen is not None else "client"
+
+    def forget_answers(self) -> None:
+        """Ask the store again about every stored key on its next use (what `KNOWN_RECHECK_S` does in time)."""
+        self._seen = {digest: (float("-inf"), role) for digest, (_, role) in self._seen.items()}
 
     def check(self, key: str | None, client: str | None = None) -> str | None:
         """The key's hash when it is accepted, else None; TooManyGuesses when `client` is guessing.
 
         The configured keys are compared in constant time. Stored keys are looked up by their
         SHA-256, which an attacker cannot steer, and the answer is kept for a few seconds. A
-        known key is answered before the guessing check, so a sprayer behind the same address
-        does not lock out a wearer whose key is known here.
+        key known here (however long ago) is answered before the guessing check, and a throttled
+        address still has one key a `UNKNOWN_RECHECK_S` asked of the store, so a sprayer behind
+        the same address does not lock out a wearer whose key is stored.
         """
         answer = self._cached(key, client)
         if answer is not _ASK:
             return answer  # type: ignore[return-value]
         assert key
-        return self._remember(hash_key(key), key_is_stored(self.store, hash_key(key)), client)
+        return self._remember(hash_key(key), key_role(self.store, hash_key(key)), client)
 
     async def check_async(self, key: str | None, client: str | None = None) -> str | None:
         """`check`, with the store lookup (an unknown key) off the event loop."""
@@ -104,7 +140,7 @@ class KeyRing:
             return answer  # type: ignore[return-value]
         assert key
         digest = hash_key(key)
-        return self._remember(digest, await asyncio.to_thread(key_is_stored, self.store, digest), client)
+        return self._remember(digest, await asyncio.to_thread(key_role, self.store, digest), client)
 
     def _cached(self, key: str | None, client: str | None) -> str | None | object:
         if not key:
@@ -117,23 +153,24 @@ class KeyRing:
             return digest
         now = self._clock()
         seen = self._seen.get(digest)
-        if seen is not None and now - seen <= KNOWN_RECHECK_S:
-            return digest
+        if seen is not None:  # known here: fresh, or asked again (revoked?), never throttled
+            return digest if now - seen[0] <= KNOWN_RECHECK_S else _ASK
+        unknown = self._unknown.get(digest)
+        known_unknown = unknown is not None and now - unknown <= UNKNOWN_RECHECK_S
         if client is not None:
             wait = self.guesses.retry_after(client)
-            if wait:
+            if wait and (known_unknown or not self.guesses.look_up_anyway(client)):
                 raise TooManyGuesses(max(1, math.ceil(wait)))
-        unknown = self._unknown.get(digest)
-        if unknown is not None and now - unknown <= UNKNOWN_RECHECK_S:
+        if known_unknown:
             if client is not None:
                 self.guesses.miss(client)
             return None
         return _ASK
 
-    def _remember(self, digest: str, stored: bool, client: str | None) -> str | None:
+    def _remember(self, digest: str, role: Role | None, client: str | None) -> str | None:
         now = self._clock()
-        if stored:
-            self._seen[digest] = now
+        if role is not None:
+            self._seen[digest] = (now, role)
             self._unknown.pop(digest, None)
             return digest
         self._seen.pop(digest, None)  # revoked
@@ -142,6 +179,9 @@ class KeyRing:
         if len(self._unknown) > MAX_REMEMBERED:
             self._unknown.popitem(last=False)  # only unknown keys are forgotten, never the valid ones
         if client is not None:
+            if self.guesses.retry_after(client):
+                # looked up past the throttle (`look_up_anyway`) and still unknown: the 429 stands
+                raise TooManyGuesses(max(1, math.ceil(self.guesses.retry_after(client))))
             self.guesses.miss(client)
         return None
 

@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="make a key; it is printed once and stored hashed")
     create.add_argument("--label", default="cli", help="what the key is for (shown by list)")
+    create.add_argument("--admin", action="store_true",
+                        help="an admin key: may also ingest topics and run workflows (default: a client key)")
     actions.add_parser("list", help="the stored keys: id, label, when made (never the keys)")
     revoke = actions.add_parser("revoke", help="delete a stored key; instances refuse it within 30 s")
     revoke.add_argument("id", help="the key's id as `list` shows it (at least 8 characters)")
@@ -29,10 +31,10 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(get_settings())
     try:
         if args.action == "create":
-            print(make_key(store, args.label))
+            print(make_key(store, args.label, role="admin" if args.admin else "client"))
         elif args.action == "list":
             for key in list_keys(store):
-                print(f"{key.id}  {key.created_at}  {key.label}")
+                print(f"{key.id}  {key.created_at}  {key.role:<6}  {key.label}")
         else:
             gone = revoke_key(store, args.id)
             print(f"revoked {gone.id} ({gone.label})")

@@ -122,4 +122,10 @@ MIGRATIONS: tuple[str, ...] = (
         removed     INTEGER NOT NULL
     );
     """,
+    # 5: a stored key is a client's or an admin's (ingest, workflows, keys). Keys made before roles
+    # become clients, except the one `serve` minted on its first start: that is the operator's own
+    """
+    ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'client';
+    UPDATE api_keys SET role = 'admin' WHERE label = 'serve';
+    """,
 )

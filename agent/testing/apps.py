@@ -31,7 +31,9 @@ def make_runtime(data_dir: Path, *, llm_client: httpx.AsyncClient | None = None,
     """A runtime over the synthetic demo snapshot, with the fast hash embedder unless told otherwise
     (`llm_client`: where the LLM's requests go, e.g. a `MockTransport`)."""
     embedder = overrides.pop("embedder", HashEmbedder())
-    settings = Settings(data_dir=data_dir, offline=True, api_keys=KEY, **overrides)
+    overrides.setdefault("api_keys", KEY)
+    overrides.setdefault("admin_keys", KEY)  # the tests' one key may ingest; role tests name their own
+    settings = Settings(data_dir=data_dir, offline=True, **overrides)
     runtime = Runtime.build(settings, embedder=embedder, llm_client=llm_client)
 
     async def first_cycle() -> None:

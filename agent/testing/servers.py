@@ -336,17 +336,19 @@ class Instance:
         return self.start()
 
 
-def start_instance(data_dir: Path, *, api_keys: str, port: int | None = None, database_url: str | None = None,
-                   redis_url: str | None = None, embedder: str = "lexical",
+def start_instance(data_dir: Path, *, api_keys: str, admin_keys: str | None = None, port: int | None = None,
+                   database_url: str | None = None, redis_url: str | None = None, embedder: str = "lexical",
                    env: Mapping[str, str] | None = None, ready_timeout_s: float = 90.0,
                    offline: bool = True) -> Instance:
     """`serve --offline` (the synthetic demo snapshot) on 127.0.0.1, ready to answer; `offline=False`
     fetches the sources its settings name instead (`env`: e.g. a feed on a loopback server).
 
     The lexical embedder starts in a second; pass `embedder` for a real model. Instances sharing
-    a database re-index every half second when another one stored a newer fetch cycle."""
+    a database re-index every half second when another one stored a newer fetch cycle. The keys
+    are admins too (they ingest) unless `admin_keys` names others ("" for none)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("TRENDLENS_")}
     base.update({"TRENDLENS_DATA_DIR": str(data_dir), "TRENDLENS_API_KEYS": api_keys,
+                 "TRENDLENS_ADMIN_KEYS": api_keys if admin_keys is None else admin_keys,
                  "TRENDLENS_EMBEDDER": embedder, "TRENDLENS_INDEX_POLL_S": "0.5", "PYTHONUNBUFFERED": "1"})
     if database_url:
         base["TRENDLENS_DATABASE_URL"] = database_url

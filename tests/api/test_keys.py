@@ -45,8 +45,8 @@ def test_a_wrong_key_costs_one_store_query_per_interval_not_one_per_request(stor
     clock = Clock()
     ring = KeyRing(Settings(data_dir=tmp_path / "data"), store, clock=clock)
     asked: list[str] = []
-    real = security.key_is_stored
-    monkeypatch.setattr(security, "key_is_stored", lambda s, digest: asked.append(digest) or real(s, digest))
+    real = security.key_role
+    monkeypatch.setattr(security, "key_role", lambda s, digest: asked.append(digest) or real(s, digest))
     for _ in range(50):
         assert ring.check("tl_wrong") is None
     assert len(asked) == 1
@@ -74,5 +74,5 @@ def test_keys_cli_creates_lists_and_revokes_what_the_service_accepts(tmp_path, c
         assert err.count("\n") == 1 and "at least 8 hex characters" in err
         assert main(["keys", "revoke", key_id]) == 0
         assert f"revoked {key_id}" in capsys.readouterr().out
-        c.app.state.keys._seen.clear()  # what KNOWN_RECHECK_S seconds would do
+        c.app.state.keys.forget_answers()  # what KNOWN_RECHECK_S seconds would do
         assert c.get("/v1/topics", headers={"Authorization": f"Bearer {key}"}).status_code == 401

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agent.api import security
 from agent.api.security import GUESSES_PER_WINDOW, MAX_REMEMBERED, KeyRing
@@ -41,8 +42,8 @@ def test_a_flood_of_unknown_keys_never_evicts_a_valid_one(store, tmp_path, monke
     valid = make_key(store, "glasses")
     assert ring.check(valid)
     asked: list[str] = []
-    real = security.key_is_stored
-    monkeypatch.setattr(security, "key_is_stored", lambda s, digest: asked.append(digest) or real(s, digest))
+    real = security.key_role
+    monkeypatch.setattr(security, "key_role", lambda s, digest: asked.append(digest) or real(s, digest))
     for i in range(MAX_REMEMBERED + 10):  # no client address: the per-address throttle is not what is tested
         assert ring.check(f"tl_guess_{i}") is None
     asked.clear()
@@ -73,3 +74,36 @@ def test_a_key_is_minted_on_a_first_start_only_not_after_every_key_was_revoked(t
         assert key_id not in _cli(data, "list")
     finally:
         instance.stop()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_stored_keys_are_answered_before_the_guess_throttle_of_their_address(store, tmp_path, monkeypatch) -> None:
+    clock = _Clock()
+    ring = KeyRing(Settings(data_dir=tmp_path / "data"), store, clock=clock)
+    nat = "203.0.113.7"  # a sprayer and two wearers behind one address
+    seen_before = make_key(store, "wearer seen here")
+    assert ring.check(seen_before, client=nat)
+    for i in range(GUESSES_PER_WINDOW):
+        assert ring.check(f"tl_guess_{i}", client=nat) is None
+    with pytest.raises(security.TooManyGuesses):
+        ring.check("tl_guess_more", client=nat)
+
+    clock.now += security.KNOWN_RECHECK_S + 1  # its answer is due a recheck: still not throttled
+    assert ring.check(seen_before, client=nat)
+    made_elsewhere = make_key(store, "wearer new here")  # never seen by this instance
+    assert ring.check(made_elsewhere, client=nat)
+
+    asked: list[str] = []
+    real = security.key_role
+    monkeypatch.setattr(security, "key_role", lambda s, digest: asked.append(digest) or real(s, digest))
+    for i in range(50):  # the sprayer goes on: 429 each time, the store asked once an interval at most
+        with pytest.raises(security.TooManyGuesses):
+            ring.check(f"tl_spray_{i}", client=nat)
+    assert len(asked) <= 1

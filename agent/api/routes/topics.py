@@ -10,9 +10,10 @@ from fastapi import APIRouter, Body, Query, Request
 from ...models import Topic, detect_lang
 from ...queries import source_statuses
 from ...ranking.query import RankQuery
-from ..deps import ApiKey, CollectorDep, IndexDep, StoreDep
-from ..errors import AUTHED_ERRORS, ApiError
+from ..deps import AdminKey, ApiKey, CollectorDep, IndexDep, StoreDep
+from ..errors import AUTHED_ERRORS, ApiError, error_responses
 from ..ingest import IngestQueue
+from ..ingest_rules import IngestRules, key_id
 from ..schemas import ErrorResponse, IngestOut, TopicIn
 
 router = APIRouter(prefix="/v1", tags=["topics"], responses=AUTHED_ERRORS)
@@ -20,14 +21,27 @@ router = APIRouter(prefix="/v1", tags=["topics"], responses=AUTHED_ERRORS)
 MAX_INGEST = 5000
 
 _INGEST_ERRORS: dict[int | str, dict] = {
+    **error_responses(403),
     413: {"model": ErrorResponse,
           "description": f"More than {MAX_INGEST} topics in one request (the limit is in the message), "
                          "or a body over the size limit"},
+    409: {"model": ErrorResponse,
+          "description": "An id that a fetched topic or another key's ingest holds: ingest under an id of your own"},
     429: {"model": ErrorResponse,
-          "description": "Too many topics wait to be indexed, or the API key's rate limit: retry after Retry-After",
+          "description": "Too many topics wait to be indexed, or the API key's rate limit: retry after Retry-After; "
+                         "or the key holds its cap of ingested topics (code ingest_cap_reached, no Retry-After)",
           "headers": {"Retry-After": {"description": "seconds to wait before retrying",
                                       "schema": {"type": "integer"}}}},
 }
+
+
+def _rules(request: Request) -> IngestRules:
+    rules = getattr(request.app.state, "ingest_rules", None)
+    if rules is None:
+        runtime = request.app.state.runtime
+        rules = request.app.state.ingest_rules = IngestRules(runtime.settings,
+                                                             (s.name for s in runtime.collector.sources))
+    return rules
 
 
 def _queue(request: Request) -> IngestQueue:
@@ -39,19 +53,23 @@ def _queue(request: Request) -> IngestQueue:
 
 @router.post("/topics", response_model=IngestOut, status_code=201, summary="Bulk-ingest topics from your own source",
              responses=_INGEST_ERRORS)
-async def ingest_topics(request: Request, store: StoreDep, index: IndexDep, _: ApiKey,
+async def ingest_topics(request: Request, store: StoreDep, index: IndexDep, key: AdminKey,
                         items: Annotated[list[TopicIn], Body(json_schema_extra={"maxItems": MAX_INGEST})]) -> IngestOut:
     if not items:
         raise ApiError(422, "send a non-empty JSON array of topics")
     if len(items) > MAX_INGEST:
         raise ApiError(413, f"at most {MAX_INGEST} topics per request; this one has {len(items)}: split it")
+    rules = _rules(request)
+    ids = [i.id for i in items]
+    rules.check_ids(ids)
+    await asyncio.to_thread(rules.admit, store, key, ids)
     queue = _queue(request)
     admitted = queue.admit(len(items))
     indexed = False
     topics = [
         Topic(source=i.source, item_id=i.id, ref=i.id, title=i.title, summary=i.summary, heat=i.heat, url=i.url,
               rank=i.rank,
-              lang=i.lang or detect_lang(i.title), extra={"ingested": True})
+              lang=i.lang or detect_lang(i.title), extra={"ingested": True, "ingested_by": key_id(key)})
         for i in items
     ]
     try:
@@ -91,11 +109,14 @@ async def get_topic(topic_id: str, store: StoreDep, index: IndexDep, _: ApiKey) 
         raise ApiError(404, f"no topic {topic_id!r}")
     history = await asyncio.to_thread(store.history, topic_id)
     cluster = index.clusters.get(topic_id)
+    # the story stays the unit; the occasion it sits under (the Gala) is told beside it
+    occasion = index.occasion_of.get(cluster.id) if cluster else None
     return {
         **stored.public(),
         "history": [p.__dict__ for p in history],
         "cluster": {"id": cluster.id, "heat": cluster.heat, "platforms": cluster.platforms,
                     "members": [m.public() for m in cluster.members]} if cluster else None,
+        "occasion": occasion.public(index.view.stories) if occasion else None,
     }
 
 
