@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import quote
 
 from .links import safe_link
-from .models import utcnow
+from .models import Topic, utcnow
+from .occasions import find_occasions
 from .platforms import platform_name
 from .ranking.fair_heat import normalised_heat, story_heat
-from .store import Store
-from .stories import Story
+from .store import Store, StoredTopic
+from .stories import Story, evidence, occasion_test
 from .story_answer import story_answer
 from .story_grouping import cluster_topics
 
@@ -34,6 +36,9 @@ class DigestItem:
     trend: Trend
     history: list[float] = field(default_factory=list)  # the lead member's normalised heat over time
     why: dict[str, Any] = field(default_factory=dict)  # {"summary": str, "links": [...]} when merged
+    # an occasion's entry (the Gala): its stories, each {cluster_id, title, platforms}; empty for a story
+    stories: list[dict[str, Any]] = field(default_factory=list)
+    occasion: dict[str, Any] | None = None  # {id, title, word} on an occasion's entry
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,9 +93,46 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
                         "normalised": round(fair.get(m.id, 0.0), 4), "title": m.title, "url": safe_link(m)}
                        for m in members],
         ))
+    items = _under_occasions(items, clusters, by_id)
     items.sort(key=lambda i: (-i.score, -len(i.platforms), i.cluster_id))
     return Digest(generated_at=now.isoformat(), since=since.isoformat(), lang=lang,
                   items=balance(items, limit=limit))
+
+
+def _under_occasions(items: list[DigestItem], clusters: Sequence[Story],
+                     by_id: Mapping[str, StoredTopic]) -> list[DigestItem]:
+    """The stories of one occasion (the Gala) as one entry that lists them, hottest first, placed
+    where its hottest story would be; every other story stays an entry of its own. The occasion is
+    found by the rule the story index groups by (`stories.occasion_test`), over the topics shown."""
+    shown = {i.cluster_id for i in items}
+    ev = {tid: evidence(s.topic) for tid, s in by_id.items()}
+    occasion, _template = occasion_test(list(ev.values()))
+    counts: Counter[str] = Counter(t for e in ev.values() for t in e.title_terms)
+    words = sorted((t for t in counts if occasion(t)), key=lambda t: (-counts[t], t))
+    if not words:
+        return items
+
+    def terms_of(topic: Topic) -> frozenset[str]:
+        e = ev.get(topic.id)
+        return e.title_terms if e is not None else frozenset()
+
+    found = find_occasions([c for c in clusters if c.id in shown], words, terms_of,
+                           lambda t: sum(1 for x in terms_of(t) if not occasion(x)))
+    by_cluster = {i.cluster_id: i for i in items}
+    folded: set[str] = set()
+    out = []
+    for o in found:
+        held = sorted((by_cluster[sid] for sid in o.story_ids), key=lambda i: (-i.score, i.cluster_id))
+        folded.update(o.story_ids)
+        lead = held[0]
+        out.append(DigestItem(
+            cluster_id=o.id, title=o.title, platforms=lead.platforms, heat=sum(i.heat for i in held),
+            score=lead.score, trend=lead.trend, history=lead.history,
+            stories=[{"cluster_id": i.cluster_id, "title": i.title,
+                      "platforms": [{k: p[k] for k in ("source", "rank", "title", "url")} for p in i.platforms]}
+                     for i in held],
+            occasion={"id": o.id, "title": o.title, "word": o.word}))
+    return out + [i for i in items if i.cluster_id not in folded]
 
 
 def balance(items: Sequence[DigestItem], *, limit: int, block: int = 10, share: int = 6) -> list[DigestItem]:
@@ -193,6 +235,13 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
             mark = f"**[{_MARK[item.trend]}]** " if _MARK[item.trend] else ""
             spark = f" `{sparkline(item.history)}`" if len(item.history) >= 2 else ""
             figure = _md_escape(_headline_figure(item, d.lang))
+            if item.stories:  # an occasion: its stories, one line each
+                count = f"{len(item.stories)} stories" if d.lang == "en" else f"{len(item.stories)}个话题"
+                lines.append(f"{n}. {mark}**{_md_escape(item.title)}** — {count}")
+                for story in item.stories:
+                    where = " · ".join(_md_escape(_platform_label(p, d.lang)) for p in story["platforms"])
+                    lines.append(f"   - {_md_escape(story['title'])} — {where}")
+                continue
             lines.append(f"{n}. {mark}**{_md_escape(item.title)}** — {figure}{spark}")
             for p in item.platforms:
                 lines.append(f"   - {_md_escape(_platform_label(p, d.lang))}: {_md_escape(p['title'])}"
@@ -206,6 +255,14 @@ def render_digest(d: Digest, fmt: Literal["json", "md", "html"] | str) -> str:
         e = html.escape
         rows = []
         for item in d.items:
+            if item.stories:  # an occasion: its stories, one line each
+                lines_ = "".join(
+                    f"<li>{e(story['title'])} <span class=\"heat\">"
+                    f"{e(' · '.join(_platform_label(p, d.lang) for p in story['platforms']))}</span></li>"
+                    for story in item.stories)
+                rows.append(f'<article class="item occasion"><h2>{e(item.title)} '
+                            f'<span class="heat">{len(item.stories)}</span></h2><ul>{lines_}</ul></article>')
+                continue
             plats = []
             for p in item.platforms:
                 label = e(_platform_label(p, d.lang))

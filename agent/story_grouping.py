@@ -40,6 +40,7 @@ import numpy as np
 
 from .errors import StoppingError
 from .models import Topic, stable_id
+from .occasions import Occasion, find_occasions
 from .ranking.embedders import Embedder
 from .ranking.fair_heat import normalised_heat
 from .ranking.pacing import a_build, paced, sorted_paced, step_aside
@@ -47,6 +48,7 @@ from .ranking.snapshot import IndexSnapshot, RankerEntry, SnapshotDelta
 from .stories import (
     DENSE_FITTED_ON,
     LINK_MODELS,
+    OCCASION_LEAST,
     Evidence,
     GroupingRules,
     Link,
@@ -54,6 +56,8 @@ from .stories import (
     Story,
     Weights,
     evidence,
+    is_occasion,
+    is_template,
     joins_by_name,
     link,
     member_terms,
@@ -106,6 +110,8 @@ class StoryIndex:
     _vectors: VectorRows | None = None
     _title_df: Counter[str] = field(default_factory=Counter)
     _any_df: Counter[str] = field(default_factory=Counter)
+    # headline and context terms per list, to read a term's share of the lists that carry it (`is_occasion`)
+    _source_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     _postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _edges: dict[str, dict[str, Link]] = field(default_factory=lambda: defaultdict(dict))
     _weights: Weights = field(default_factory=lambda: Weights(0, lambda _t: 0, lambda _t: 0))  # this update's IDF
@@ -194,10 +200,14 @@ class StoryIndex:
                 posting.discard(tid)
                 if not posting:
                     del self._postings[term]
+        source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] -= 1
             if self._any_df[term] <= 0:
                 del self._any_df[term]
+            source_df[term] -= 1
+            if source_df[term] <= 0:
+                del source_df[term]
         for other in self._edges.pop(tid, {}):
             self._edges.get(other, {}).pop(tid, None)
         if self._vectors is not None:
@@ -215,8 +225,10 @@ class StoryIndex:
         for term in ev.title_terms:
             self._title_df[term] += 1
             self._postings[term].add(tid)
+        source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] += 1
+            source_df[term] += 1
         if vector is not None:
             if self._vectors is None:
                 self._vectors = VectorRows(background=self.background)
@@ -232,6 +244,38 @@ class StoryIndex:
                 break
             out |= self._postings.get(term, set())
         return out
+
+    def _occasion(self, term: str) -> bool:
+        count = self._any_df.get(term, 0)
+        if count < OCCASION_LEAST:
+            return False
+        carrying = sum(len(self._by_source[s]) for s, df in self._source_df.items() if df.get(term))
+        return is_occasion(count, carrying)
+
+    def _template(self, source: str, term: str) -> bool:
+        return is_template(self._source_df[source].get(term, 0), len(self._by_source[source]),
+                           self._any_df.get(term, 0))
+
+    def occasions(self, stories: Sequence[Story]) -> list[Occasion]:
+        """The occasions of the held lists (`occasions.find_occasions`): stories grouped by the
+        occasion's words their members' headlines carry, most carried word first."""
+        df = self._title_df
+        words = sorted((t for t, c in self._any_df.items()
+                        if c >= OCCASION_LEAST and df.get(t, 0) and self._occasion(t)),
+                       key=lambda t: (-df.get(t, 0), t))
+        if not words:
+            return []
+        evidence_of = self._evidence
+        occasion = self._occasion
+
+        def terms_of(topic: Topic) -> frozenset[str]:
+            ev = evidence_of.get(topic.id)
+            return ev.title_terms if ev is not None else frozenset()
+
+        def other_terms(topic: Topic) -> int:
+            return sum(1 for t in terms_of(topic) if not occasion(t))
+
+        return find_occasions(stories, words, terms_of, other_terms)
 
     @property
     def link_model(self) -> LinkModel:
@@ -320,7 +364,8 @@ class StoryIndex:
         self._pending.update(fresh)
         fresh = left + fresh
         # all new topics are held before any is compared, so each pair is seen from both sides
-        self._weights = Weights(len(self._topics), self._title_df.__getitem__, self._any_df.__getitem__)
+        self._weights = Weights(len(self._topics), self._title_df.__getitem__, self._any_df.__getitem__,
+                                self._occasion, self._template)
         block = 256
         for start in range(0, len(fresh), block):
             _check(cancel)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import StoppingError, StoreError
+from .occasions import Occasion, occasion_of
 from .ranking import IndexSnapshot, Ranked, Ranker, RankQuery
 from .ranking.pacing import a_build
 from .store import DataVersion, Store, StoredTopic, current_order
@@ -57,6 +58,8 @@ class IndexView:
     members: Mapping[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
     stories: tuple[Story, ...] = ()  # each cluster once, hottest first by fair heat
     generation: int = 0
+    occasions: tuple[Occasion, ...] = ()  # what many stories share (the Gala), hottest first (agent/occasions.py)
+    occasion_of: Mapping[str, Occasion] = field(default_factory=dict)  # story id -> its occasion
 
 
 class TopicIndex:
@@ -176,6 +179,11 @@ class TopicIndex:
     def clusters(self) -> Mapping[str, Story]:
         return self.view.clusters
 
+    @property
+    def occasion_of(self) -> Mapping[str, Occasion]:
+        """Story id -> the occasion it sits under, where there is one."""
+        return self.view.occasion_of
+
     def cluster_list(self) -> list[Story]:
         """Each current cross-platform cluster once, hottest first by fair heat (`Story.score`)."""
         return list(self.view.stories)
@@ -253,8 +261,10 @@ def _grouped(stories: StoryIndex, ranker: Ranker, snapshot: IndexSnapshot, curre
     # a key held twice (never from a store, whose ids are unique) keeps the last row, as a dict would
     stored = (StoredRows(snapshot.pos, current) if len(snapshot.pos) == len(current)
               else dict(zip(snapshot.ids, current, strict=True)))
+    occasions = tuple(stories.occasions(clusters))
     return IndexView(stored=stored, clusters=story_of, members=members,
-                     stories=tuple(clusters), generation=generation)
+                     stories=tuple(clusters), generation=generation, occasions=occasions,
+                     occasion_of=occasion_of(occasions))
 
 
 class StoredRows(Mapping[str, StoredTopic]):

@@ -26,6 +26,10 @@ from ..sources import source_class
 from .paths import SHARED
 
 DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
+# The Gala night: its labels are the meme groups of the festival dev set (one group, one meme),
+# and every item of its lists is clustered, as the service holds them; items outside every group
+# are unlabelled (`Day.labelled`), not one-item stories.
+FESTIVAL = "2024-02-09"
 
 
 @dataclass(frozen=True)
@@ -35,14 +39,14 @@ class Day:
     topics: list[Topic]  # the labelled items, in label order, with the labelled id as their id
     lists: dict[str, list[Topic]]  # every parsed list of the day, whole
     missing: list[str]  # labelled ids no parser produced
+    labelled: frozenset[str] | None = None  # the ids the labels speak of, when not every topic (the festival night)
 
 
 def _norm(title: str) -> str:
     return " ".join(title.split())
 
 
-def load_day(day: str, shared: Path = SHARED) -> Day:
-    labels = json.loads((shared / "devsets" / f"stories-{day}.json").read_text(encoding="utf-8"))
+def _parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
     settings = Settings()
     lists: dict[str, list[Topic]] = {}
     parsed: dict[tuple[str, str], Topic] = {}
@@ -55,6 +59,34 @@ def load_day(day: str, shared: Path = SHARED) -> Day:
         for t in topics:
             parsed.setdefault((t.source, t.item_id), t)
             parsed.setdefault((t.source, "title:" + _norm(t.title)), t)
+    return lists, parsed
+
+
+def load_festival(shared: Path = SHARED) -> Day:
+    """The Gala night's lists whole, labelled by the festival dev set's meme groups."""
+    dev = json.loads((shared / "devsets" / f"festival-{FESTIVAL}.json").read_text(encoding="utf-8"))
+    lists, parsed = _parse_lists(FESTIVAL, shared)
+    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+    stories, items, missing = [], [], []
+    for group in dev["trends"]:
+        members = []
+        for item in group["items"]:
+            topic = parsed.get((item["source"], "title:" + _norm(item["title"])))
+            if topic is None:
+                missing.append(f"{item['source']}:{item['title']}")
+                continue
+            members.append(topic.id)
+            items.append({"id": topic.id, "title": topic.title})
+        stories.append({"id": group["id"], "members": members})
+    labels = {"stories": stories, "items": items, "near_misses": []}
+    return Day(FESTIVAL, labels, topics, lists, missing, frozenset(i["id"] for i in items))
+
+
+def load_day(day: str, shared: Path = SHARED) -> Day:
+    if day == FESTIVAL:
+        return load_festival(shared)
+    labels = json.loads((shared / "devsets" / f"stories-{day}.json").read_text(encoding="utf-8"))
+    lists, parsed = _parse_lists(day, shared)
     topics, missing = [], []
     for item in labels["items"]:
         source, _, key = item["id"].partition(":")

@@ -43,11 +43,12 @@ from agent.stories import (
     Weights,
     evidence,
     fit_link_model,
+    occasion_test,
     pair_features,
     vetoed,
 )
 from agent.story_grouping import StoryIndex
-from agent.testing.story_days import DAYS, SHARED, Day, load_day, passage_vectors
+from agent.testing.story_days import DAYS, FESTIVAL, SHARED, Day, load_day, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,8 +88,9 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
     for e in items:
         title_df.update(e.title_terms)
         any_df.update(e.title_terms | e.context)
-    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__)
+    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__, *occasion_test(items))
     story = {m: k for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
+    labelled = day.labelled
     cos = None
     if vectors is not None:
         unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -96,6 +98,8 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
     xs, ys = [], []
     for i, j in itertools.combinations(range(len(items)), 2):
         a, b = items[i], items[j]
+        if labelled is not None and a.id not in labelled and b.id not in labelled:
+            continue  # two unlabelled items of the festival night: nobody said whether they are one
         if vetoed(a, b):
             continue  # never linked, so not what the model must learn
         features = pair_features(a, b, weights=weights, cosine=None if cos is None else float(cos[i, j]))
@@ -111,9 +115,14 @@ def cluster(day: Day, vectors: np.ndarray | None, bg: float, model: LinkModel, r
     return index.update(day.topics, vectors)
 
 
-def score(labels: dict, stories: list[Story]) -> dict:
+def score(labels: dict, stories: list[Story], labelled: frozenset[str] | None = None) -> dict:
+    """Pair precision and recall; on a day labelled in part (`labelled`, the festival night) only
+    pairs of two labelled items count."""
     gold = cross_pairs([s["members"] for s in labels["stories"]])
-    predicted = cross_pairs([s.member_ids for s in stories])
+    if labelled is None:
+        predicted = cross_pairs([s.member_ids for s in stories])
+    else:
+        predicted = cross_pairs([[m for m in s.member_ids if m in labelled] for s in stories])
     right = gold & predicted
     titles = {i["id"]: i["title"] for i in labels["items"]}
     merged_near = [n["pair"] for n in labels["near_misses"]
@@ -126,6 +135,8 @@ def score(labels: dict, stories: list[Story]) -> dict:
 
     return {
         "gold_pairs": len(gold), "predicted_pairs": len(predicted), "right_pairs": len(right),
+        "different_stories_merged": len(predicted - gold),
+        "largest_cluster": max((len(s.members) for s in stories), default=0),
         "precision": len(right) / len(predicted) if predicted else 1.0,
         "recall": len(right) / len(gold) if gold else 1.0,
         "largest_story_together": together / len(largest["members"]),
@@ -144,14 +155,19 @@ def choose_rules(days: list[tuple[Day, np.ndarray | None]], bg: float,
         index = StoryIndex(background=bg, model=replace(model, strong=min(STRONG)))
         index.update(day.topics, vec)
         linked.append((day, index))
-    for strong, per_strong in itertools.product(STRONG, PER_STRONG):
+    grid = list(itertools.product(STRONG, PER_STRONG))
+    scored = [[score(day.labels, index.regroup(strong, GroupingRules(per_strong=per_strong)), day.labelled)
+               for day, index in linked] for strong, per_strong in grid]
+    # a fitting day that no setting brings to FIT_PRECISION (links no threshold undoes: one person in
+    # two memes of the Gala night) is held to the best it reaches, so it does not make every day strict
+    held_to = [min(FIT_PRECISION, max(figures[d]["precision"] for figures in scored)) for d in range(len(linked))]
+    for (strong, per_strong), figures in zip(grid, scored, strict=True):
         rules = GroupingRules(per_strong=per_strong)
-        figures = [score(day.labels, index.regroup(strong, rules)) for day, index in linked]
         # the worst fitting day, as the left-out day is judged (pooling would let the two busy
         # days hide a small day's wrong merges)
         worst_p = min(f["precision"] for f in figures)
         worst_r = min(f["recall"] for f in figures)
-        met = worst_p >= FIT_PRECISION
+        met = all(f["precision"] >= target for f, target in zip(figures, held_to, strict=True))
         # ties (common: two small days rarely tell settings apart) go to the setting that joins
         # more, the lower threshold and the looser guard, since follow-up chains need both
         key = (met, worst_r if met else worst_p, worst_p, -strong, per_strong or 10**6)
@@ -165,6 +181,21 @@ def fit(days: list[tuple[Day, np.ndarray | None]], bg: float) -> tuple[LinkModel
     """The link model and the grouping thresholds, from these days only."""
     xs, ys = zip(*(training_pairs(day, vec, bg) for day, vec in days), strict=True)
     return choose_rules(days, bg, fit_link_model(np.vstack(xs), np.concatenate(ys)))
+
+
+def occasion_figures(stories: list[Story], vectors: np.ndarray | None, bg: float, model: LinkModel,
+                     rules: GroupingRules, day: Day) -> list[dict]:
+    """The occasions found on the day, with how many stories and labelled stories each holds."""
+    index = StoryIndex(rules=rules, background=bg, model=model)
+    held = index.update(day.topics, vectors)
+    story_of = {m: s["id"] if "id" in s else str(k) for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
+    out = []
+    for occasion in index.occasions(held):
+        members = [m for s in held if s.id in occasion.story_ids for m in s.member_ids]
+        out.append({"id": occasion.id, "title": occasion.title, "word": occasion.word,
+                    "stories": len(occasion.story_ids),
+                    "labelled_stories": len({story_of[m] for m in members if m in story_of})})
+    return out
 
 
 def digest_figures(labels: dict, topics: list[Topic], stories: list[Story]) -> dict:
@@ -196,6 +227,11 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=ROOT / "data", help="embedding cache folder")
     parser.add_argument("--fit", action="store_true", help="also fit on all three days and print the result")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--days", nargs="+", default=[*DAYS, FESTIVAL], help="the labelled days scored, each left out")
+    # The festival night is scored, never fitted on: its labels name 60 of its 205 items, and fitting on
+    # its pairs (each labelled item against every unlabelled one as "not one story") chose thresholds
+    # that dropped the worst labelled day's recall to 0.27 (docs/stories.md).
+    parser.add_argument("--fit-days", nargs="+", default=list(DAYS), help="the days a model may be fitted on")
     args = parser.parse_args()
 
     embedder = None
@@ -206,34 +242,43 @@ def main() -> int:
         embedder = build_embedder(Settings(embedder=args.embedder))
     bg = background(getattr(embedder, "name", "lexical"))
     days = []
-    for name in DAYS:
+    for name in dict.fromkeys([*args.days, *args.fit_days]):
         day = load_day(name, args.shared)
         days.append((day, passage_vectors(embedder, day.topics, args.cache)))
     results = []
-    for k, (day, vec) in enumerate(days):
+    fitting_pool = [(day, vec) for day, vec in days if day.day in args.fit_days]
+    for day, vec in days:
+        if day.day not in args.days:
+            continue
         started = time.perf_counter()
-        model, rules = fit([d for j, d in enumerate(days) if j != k], bg)
+        model, rules = fit([d for d in fitting_pool if d[0].day != day.day], bg)
         fitted = time.perf_counter() - started
         stories = cluster(day, vec, bg, model, rules)
         results.append({"left_out": day.day, "items": len(day.topics), "unparsed": day.missing,
                         "fit_seconds": round(fitted, 1), "rules": {"strong": model.strong,
                                                                    "per_strong": rules.per_strong},
-                        **score(day.labels, stories), **digest_figures(day.labels, day.topics, stories)})
+                        **score(day.labels, stories, day.labelled),
+                        **digest_figures(day.labels, day.topics, stories),
+                        "occasions": occasion_figures(stories, vec, bg, model, rules, day)})
     worst = {"precision": min(r["precision"] for r in results), "recall": min(r["recall"] for r in results)}
     out: dict = {"embedder": args.embedder, "left_out_days": results, "worst": worst}
     if args.fit:
-        model, rules = fit(days, bg)
+        model, rules = fit(fitting_pool, bg)
         out["fitted_on_all_days"] = {"model": asdict(model), "rules": {"per_strong": rules.per_strong}}
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=1))
         return 0
-    print(f"embedder {args.embedder}: fitted on two days, scored on the third")
-    print("| left-out day | pair precision | pair recall | largest story together | two largest in digest at |")
-    print("|---|---|---|---|---|")
+    print(f"embedder {args.embedder}: each day scored by a model fitted on the other labelled days "
+          f"({', '.join(args.fit_days)})")
+    print("| left-out day | pair precision | pair recall | pairs of different stories merged | largest cluster | "
+          "largest story together | two largest in digest at | occasion found |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
+        occ = "; ".join(f"{o['title']} ({o['stories']} stories)" for o in r["occasions"]) or "none"
         print(f"| {r['left_out']} | {r['precision']:.3f} ({r['right_pairs']}/{r['predicted_pairs']}) | "
-              f"{r['recall']:.3f} ({r['right_pairs']}/{r['gold_pairs']}) | {r['largest_story_together']:.0%} | "
-              f"{r['largest_stories_positions']} |")
+              f"{r['recall']:.3f} ({r['right_pairs']}/{r['gold_pairs']}) | {r['different_stories_merged']} | "
+              f"{r['largest_cluster']} | {r['largest_story_together']:.0%} | "
+              f"{r['largest_stories_positions']} | {occ} |")
     print(f"worst left-out day: precision {worst['precision']:.3f}, recall {worst['recall']:.3f}")
     for r in results:
         print(f"\n{r['left_out']} (thresholds fitted on the other two: strong {r['rules']['strong']}, "
