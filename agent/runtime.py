@@ -197,5 +197,8 @@ def _watch(metrics: Metrics, sessions: SessionStore, index: TopicIndex) -> None:
     metrics.gauge("trendlens_ranking_shed_total",
                   "Queries ranked lexically because their encode would have missed its deadline",
                   lambda: index.ranker.shed if index.ranker else 0)
+    metrics.gauge("trendlens_query_cache_hits_total",
+                  "Rank calls whose query vectors all came from the query-vector cache (no encode)",
+                  lambda: index.ranker.cache_hits if index.ranker else 0)
     metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                   lambda: index.ranker.batcher.queue_depth if index.ranker and index.ranker.batcher else 0)

@@ -113,6 +113,11 @@ class Ranker:
     def shed(self) -> int:
         return self.encoder.shed if self.encoder is not None else 0
 
+    @property
+    def cache_hits(self) -> int:
+        """Rank calls whose query vectors all came from the cache (no encode, nothing shed)."""
+        return self.encoder.cache_hits if self.encoder is not None else 0
+
     def gate_threshold(self, lang: str = "zh", channels: Channel = "hybrid") -> float:
         """The relevance a result needs to pass the gate in the current index."""
         channel: Channel = "lexical" if self.embedder is None else channels

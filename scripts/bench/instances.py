@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from concurrent_sessions import shed_count
+from concurrent_sessions import cache_hits, shed_count
 
 from agent.testing.servers import (
     EmbeddingsServer,
@@ -182,6 +182,7 @@ def run_config(cfg: Config, *, postgres: PostgresServer, redis: RedisServer, mod
                  "embeddings server": [model.process.pid] if cfg.remote_model and model else [],
                  "nginx": [nginx.process.pid]}
         shed_before = [shed_count(i.url) for i in instances]  # per instance: through nginx it would be one
+        hits_before = [cache_hits(i.url) for i in instances]
         cpu_before = {part: sum(tree_cpu_s(pid) for pid in pids) for part, pids in roots.items()}
         redis_before = _redis_commands(redis) if cfg.redis else 0
         pg_before = _pg_transactions(database_url) if database_url else 0
@@ -206,6 +207,8 @@ def run_config(cfg: Config, *, postgres: PostgresServer, redis: RedisServer, mod
         shed = sum(a[0] - b[0] for a, b in zip(shed_after, shed_before, strict=True))
         calls = sum(a[1] - b[1] for a, b in zip(shed_after, shed_before, strict=True))
         result["shed_pct"] = round(100 * shed / max(1.0, calls), 1)
+        hits = sum(cache_hits(i.url) - before for i, before in zip(instances, hits_before, strict=True))
+        result["cache_hit_pct"] = round(100 * hits / max(1.0, calls), 1)
         return result
     finally:
         if nginx is not None:
@@ -242,12 +245,13 @@ def main() -> int:
         redis.stop()
         postgres.stop()
     print("\n| configuration | speakers | utterances | p50 ms | p99 ms | errors | right caption "
-          "| small talk captioned | ranked lexically (shed) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| small talk captioned | ranked lexically (shed) | answered by the query cache |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         c = r["config"]
         print(f"| {c['name']} | {c['sessions']} | {r['utterances']} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | "
-              f"{r['errors']} | {r['right_caption']:.3f} | {r['small_talk_captioned']:.3f} | {r['shed_pct']} % |")
+              f"{r['errors']} | {r['right_caption']:.3f} | {r['small_talk_captioned']:.3f} | {r['shed_pct']} % "
+              f"| {r['cache_hit_pct']} % |")
     parts = ["instances", "postgresql", "redis", "embeddings server", "nginx"]
     print("\nCPU milliseconds per answered utterance, by process tree (and round trips per utterance)\n")
     print("| configuration | " + " | ".join(parts) + " | Redis commands | PostgreSQL transactions |")

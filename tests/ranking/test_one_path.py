@@ -75,3 +75,12 @@ async def test_query_vector_is_encoded_once_per_utterance(hash_ranker: Ranker) -
     await hash_ranker.rank("春晚机器人扭秧歌太好笑了", top_k=3)
     await hash_ranker.rank("春晚机器人扭秧歌太好笑了", top_k=3, gate=True)
     assert hash_ranker.encoder.encodes == before + 1
+
+
+async def test_a_line_said_again_is_counted_as_a_cache_hit(hash_ranker: Ranker) -> None:
+    """What a load test reads beside its capacity: a repeated line costs no encode."""
+    hits = hash_ranker.cache_hits
+    await hash_ranker.rank("哪吒2的票房又破纪录了", top_k=3)
+    assert hash_ranker.cache_hits == hits
+    await hash_ranker.rank("哪吒2的票房又破纪录了", top_k=3)
+    assert hash_ranker.cache_hits == hits + 1
