@@ -129,7 +129,7 @@ def _under_occasions(items: list[DigestItem], clusters: Sequence[Story],
             cluster_id=o.id, title=o.title, platforms=lead.platforms, heat=sum(i.heat for i in held),
             score=lead.score, trend=lead.trend, history=lead.history,
             stories=[{"cluster_id": i.cluster_id, "title": i.title,
-                      "platforms": [{k: p[k] for k in ("source", "rank", "title", "url")} for p in i.platforms]}
+                      "platforms": [{k: p[k] for k in ("source", "rank", "heat", "title", "url")} for p in i.platforms]}
                      for i in held],
             occasion={"id": o.id, "title": o.title, "word": o.word}))
     return out + [i for i in items if i.cluster_id not in folded]
