@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..models import detect_lang
 
-__all__ = ["ConversationWindow", "Utterance", "truncate_text"]
+__all__ = ["ConversationWindow", "Utterance", "sentence_limit", "truncate_text"]
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +18,17 @@ MAX_CHARS = 2000
 #: A recogniser's piece that ends no sentence, followed by the next within this many seconds, is one
 #: sentence cut at a pause by the endpointer (a pause inside a sentence is well under this).
 JOIN_S = 2.0
+#: The longest sentence joining makes, per language, in characters. Each holds every line of the
+#: development sets whole as the simulated recogniser writes it (agent/testing/asr.py: Chinese
+#: mentions at most 50 characters, everyday talk 37; English mentions 256, talk 166), with room
+#: for a slower speaker; beyond it a run of pieces is a run of talk, not one sentence. Both are
+#: about 60-70 model tokens, so the encode a decision waits for costs the same at line 300 as at
+#: line 3 (docs/relevance.md, "Joining stops at one sentence").
+MAX_SENTENCE_CHARS: dict[str, int] = {"zh": 64, "ja": 64}
+MAX_SENTENCE_CHARS_OTHER = 320
+#: The most pieces one sentence is joined from: the simulated recogniser cuts a line once (two
+#: pieces); an endpointer that cuts at shorter pauses may cut it three times.
+MAX_PIECES = 4
 #: What ends a sentence in written text; a recogniser writes none of them.
 _SENTENCE_END = tuple("。！？!?.…")
 
@@ -42,6 +53,12 @@ def _joined(before: str, after: str) -> str:
 class Utterance:
     text: str
     ts: float
+    pieces: int = 1  # the recogniser's pieces joined into it
+
+
+def sentence_limit(text: str) -> int:
+    """The most characters a sentence in `text`'s language is joined up to (`MAX_SENTENCE_CHARS`)."""
+    return MAX_SENTENCE_CHARS.get(detect_lang(text), MAX_SENTENCE_CHARS_OTHER)
 
 
 class ConversationWindow:
@@ -55,7 +72,10 @@ class ConversationWindow:
     with no punctuation. Encoded apart, the halves of one sentence each say less than the whole
     and their recency-weighted mean sits closer to everything than one line does, so a piece
     that ends no sentence and is followed within `join_s` seconds by the next is joined with it
-    into one utterance: the window holds sentences, as the gate was calibrated on.
+    into one utterance: the window holds sentences, as the gate was calibrated on. Joining stops
+    at one sentence's length (`max_pieces` pieces, `sentence_limit` characters): at a table where
+    nobody's recogniser writes punctuation every piece follows the last within `join_s`, and an
+    unbounded join would make each decision encode the whole run of talk again.
     """
 
     def __init__(
@@ -67,9 +87,11 @@ class ConversationWindow:
         position_decay: float = 0.85,
         max_chars: int = MAX_CHARS,
         join_s: float = JOIN_S,
+        max_pieces: int = MAX_PIECES,
     ) -> None:
         self.max_age_s = max_age_s
         self.join_s = join_s
+        self.max_pieces = max_pieces
         self.half_life_s = half_life_s
         self.position_decay = position_decay
         self.max_chars = max_chars
@@ -88,10 +110,16 @@ class ConversationWindow:
             return
         ts = time.time() if ts is None else float(ts)
         last = self._items[-1] if self._items else None
+        pieces = 1
         if last is not None and self._continues(last, text, ts):
-            self._items.pop()  # the rest of the same sentence
-            text = _joined(last.text, text)
-        self._items.append(Utterance(truncate_text(text, self.max_chars), ts))
+            joined = _joined(last.text, text)
+            if joined == text:  # a partial, then its longer final: the recogniser's own utterance
+                self._items.pop()
+                pieces = last.pieces
+            elif last.pieces < self.max_pieces and len(joined) <= sentence_limit(joined):
+                self._items.pop()  # the rest of the same sentence
+                text, pieces = joined, last.pieces + 1
+        self._items.append(Utterance(truncate_text(text, self.max_chars), ts, pieces))
 
     def _continues(self, last: Utterance, text: str, ts: float) -> bool:
         """Whether `text` is the rest of `last`'s sentence: soon after it, no sentence end between,

@@ -1,0 +1,54 @@
+"""The conversation window joins a recogniser's pieces of one sentence, and no more than one sentence."""
+
+from __future__ import annotations
+
+from agent.ranking import ConversationWindow
+from agent.ranking.window import MAX_PIECES, sentence_limit
+
+# Recognised table talk: no punctuation, each piece within a second of the one before.
+ZH_PIECES = ["你们看今年春晚没有", "那个魔术我跟着撕牌了", "最后手里那半张居然对上了", "我妈撕得满桌都是纸片",
+             "还非说是我数错了", "这虾谁剥的啊个头这么大", "多少钱一斤啊今年", "明年咱也去西安转转吧",
+             "带爸妈看看兵马俑", "吃个肉夹馍再回来", "初六返程估计又堵", "高速上全是车"] * 25
+
+
+def test_a_long_unpunctuated_run_is_cut_into_sentences() -> None:
+    window = ConversationWindow()
+    for i, piece in enumerate(ZH_PIECES):  # 300 pieces, 0.5 s apart: every one "continues" the last
+        window.add(f"{piece}{i}", ts=1000.0 + 0.5 * i)
+        newest = window.utterances()[-1]
+        assert len(newest.text) <= sentence_limit(newest.text) and newest.pieces <= MAX_PIECES
+    held = window.utterances()
+    assert len(held) == 8  # the window's own bound: it holds sentences, not one run of talk
+    assert all(len(u.text) <= 64 for u in held)
+    assert max(u.pieces for u in held) > 1  # pieces are still joined, up to the bound
+
+
+def test_joining_stops_at_the_pieces_bound_for_short_pieces() -> None:
+    window = ConversationWindow()
+    for i in range(3 * MAX_PIECES):
+        window.add(f"嗯对{i}", ts=10.0 + 0.3 * i)
+    assert [u.pieces for u in window.utterances()] == [MAX_PIECES] * 3
+
+
+def test_english_sentences_are_bounded_too() -> None:
+    window = ConversationWindow()
+    for i in range(200):
+        window.add(f"and then the host said something about the cards number {i}", ts=10.0 + 0.5 * i)
+    assert all(len(u.text) <= sentence_limit(u.text) for u in window.utterances())
+    assert len(window.newest()) <= 320
+
+
+def test_a_sentence_in_two_pieces_is_still_one_utterance() -> None:
+    window = ConversationWindow()
+    window.add("刚才刘谦那个魔术我跟着撕牌了", ts=10.0)
+    window.add("最后手里那半张居然真对上了", ts=11.0)
+    assert window.newest() == "刚才刘谦那个魔术我跟着撕牌了最后手里那半张居然真对上了" and len(window) == 1
+
+
+def test_a_partial_and_its_final_are_one_piece() -> None:
+    window = ConversationWindow()
+    window.add("刚才刘谦那个", ts=10.0)
+    window.add("刚才刘谦那个魔术", ts=10.4)
+    window.add("我跟着撕牌了", ts=11.0)
+    (only,) = window.utterances()
+    assert only.text == "刚才刘谦那个魔术我跟着撕牌了" and only.pieces == 2
