@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .captions.gist import Openers
 from .errors import StoppingError
 from .models import Topic, stable_id
 from .occasions import Occasion, find_occasions
@@ -112,6 +113,8 @@ class StoryIndex:
     _any_df: Counter[str] = field(default_factory=Counter)
     # headline and context terms per list, to read a term's share of the lists that carry it (`is_occasion`)
     _source_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # how the held summaries of each list open, for the caption's gist (captions/gist.py)
+    openers: Openers = field(default_factory=Openers)
     _postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _edges: dict[str, dict[str, Link]] = field(default_factory=lambda: defaultdict(dict))
     _weights: Weights = field(default_factory=lambda: Weights(0, lambda _t: 0, lambda _t: 0))  # this update's IDF
@@ -200,6 +203,7 @@ class StoryIndex:
                 posting.discard(tid)
                 if not posting:
                     del self._postings[term]
+        self.openers.remove(topic.source, topic.summary)
         source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] -= 1
@@ -225,6 +229,7 @@ class StoryIndex:
         for term in ev.title_terms:
             self._title_df[term] += 1
             self._postings[term].add(tid)
+        self.openers.add(topic.source, topic.summary)
         source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] += 1

@@ -60,6 +60,8 @@ class IndexView:
     generation: int = 0
     occasions: tuple[Occasion, ...] = ()  # what many stories share (the Gala), hottest first (agent/occasions.py)
     occasion_of: Mapping[str, Occasion] = field(default_factory=dict)  # story id -> its occasion
+    # (list, opening) pairs that open several of a list's summaries: no item's gist (captions/gist.py)
+    repeated_openers: frozenset[tuple[str, str]] = frozenset()
 
 
 class TopicIndex:
@@ -180,6 +182,10 @@ class TopicIndex:
         return self.view.clusters
 
     @property
+    def repeated_openers(self) -> frozenset[tuple[str, str]]:
+        return self.view.repeated_openers
+
+    @property
     def occasion_of(self) -> Mapping[str, Occasion]:
         """Story id -> the occasion it sits under, where there is one."""
         return self.view.occasion_of
@@ -264,7 +270,7 @@ def _grouped(stories: StoryIndex, ranker: Ranker, snapshot: IndexSnapshot, curre
     occasions = tuple(stories.occasions(clusters))
     return IndexView(stored=stored, clusters=story_of, members=members,
                      stories=tuple(clusters), generation=generation, occasions=occasions,
-                     occasion_of=occasion_of(occasions))
+                     occasion_of=occasion_of(occasions), repeated_openers=stories.openers.repeated())
 
 
 class StoredRows(Mapping[str, StoredTopic]):

@@ -15,6 +15,7 @@ import httpx
 from ..llm import LlmConfig
 from ..platforms import weak_headline
 from .caption import Caption
+from .gist import gist
 from .summarize import summarize
 from .templates import CaptionLang, compose_caption
 
@@ -29,6 +30,9 @@ class StoryLookup(Protocol):
 
     @property
     def stored(self) -> Mapping[str, Any]: ...
+
+    @property
+    def repeated_openers(self) -> frozenset[tuple[str, str]]: ...
 
 
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
@@ -61,9 +65,11 @@ class CaptionComposer:
         # raw heats of different platforms do not add up: show the leading platform's own figure
         heat = members[0].heat if cluster else topic.heat
         lead = _headline(topic, members)
+        repeated = self.stories.repeated_openers
+        said = summary or gist(lead, members, lambda source, opening: (source, opening) in repeated)
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
-                               summary=summary or lead.summary, score=ranked.score, topic_id=topic.id,
+                               summary=said, score=ranked.score, topic_id=topic.id,
                                ttl_ms=ttl_ms, session_id=session_id, lang=lang)
 
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None:

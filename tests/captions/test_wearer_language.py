@@ -16,6 +16,7 @@ async def test_an_english_title_asked_about_in_chinese_gets_a_chinese_meta_line(
         assert out.captions, (lang, out.decision)
         shown[lang] = out.captions[-1]
     assert shown["zh"].title == shown["en"].title  # the topic's own title, whoever asks
-    meta = {lang: c.lines[-1] for lang, c in shown.items()}
+    # the meta line: where it ranks ("HN #2" / "微博#3"); a gist may follow it as the last line
+    meta = {lang: next(line for line in c.lines if "#" in line) for lang, c in shown.items()}
     assert meta["zh"] != meta["en"]
     assert detect_lang(meta["zh"]) == "zh" and detect_lang(meta["en"]) != "zh", meta

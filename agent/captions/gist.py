@@ -1,0 +1,97 @@
+"""The gist: the caption's last line says what the meme is, beyond the title it matched.
+
+A title names a meme ("尼格买提穿帮"); the wearer needs what happened. The gist is, in order:
+
+1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first,
+   without what the platform puts before every item that night: an opening clause or sentence that
+   opens several summaries of one list ("2月9日，", "X月X日晚，央视春晚播出。") says nothing about one
+   item (`Openers` counts them from the held lists; nothing here names a day);
+2. else another platform's title of the same story that adds what the matched title lacks
+   ("撒贝宁：小尼扑克牌全国唯一没对上" under "尼格买提穿帮").
+
+A sentence that adds nothing the title does not already say is no gist: the caption keeps its
+title and meta lines alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+from ..text import han_bigrams
+
+__all__ = ["MIN_NEW_TERMS", "OPENER_REPEATS", "Openers", "gist", "openers"]
+
+OPENER_REPEATS = 3  # an opening that starts this many summaries of one list is the list's, not the item's
+MIN_NEW_TERMS = 2  # a gist adds at least two terms (bigrams or words) the matched title lacks
+_SENTENCE = re.compile(r"(?<=[。！？!?；;])")
+_CLAUSE = re.compile(r"^[^，,。！？!?；;]{1,16}[，,]")
+
+
+class _Item(Protocol):
+    source: str
+    title: str
+    summary: str | None
+
+
+def openers(summary: str) -> tuple[str, str]:
+    """(the opening clause, the opening sentence) of a summary, the units a list repeats."""
+    text = summary.strip()
+    clause = m.group(0) if (m := _CLAUSE.match(text)) else ""
+    sentence = next((s for s in _SENTENCE.split(text) if s.strip()), "")
+    return clause, sentence.strip()
+
+
+class Openers:
+    """How many summaries of each list open with each clause and sentence (held items only)."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[tuple[str, str]] = Counter()
+
+    def add(self, source: str, summary: str | None) -> None:
+        if summary:
+            for unit in set(openers(summary)) - {""}:
+                self._counts[(source, unit)] += 1
+
+    def remove(self, source: str, summary: str | None) -> None:
+        if summary:
+            for unit in set(openers(summary)) - {""}:
+                self._counts[(source, unit)] -= 1
+                if self._counts[(source, unit)] <= 0:
+                    del self._counts[(source, unit)]
+
+    def repeated(self) -> frozenset[tuple[str, str]]:
+        """The openings of a list that start `OPENER_REPEATS` of its summaries or more."""
+        return frozenset(k for k, c in self._counts.items() if c >= OPENER_REPEATS)
+
+
+def _own_sentences(item: _Item, repeated: Callable[[str, str], bool]) -> list[str]:
+    text = (item.summary or "").strip()
+    while text:  # peel what the list opens every summary with, clause or sentence, as often as it repeats
+        clause, sentence = openers(text)
+        if sentence and repeated(item.source, sentence):
+            text = text[len(sentence):].lstrip()
+        elif clause and repeated(item.source, clause):
+            text = text[len(clause):].lstrip()
+        else:
+            break
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+def _new_terms(text: str, known: set[str]) -> int:
+    return len(set(han_bigrams(text)) - known)
+
+
+def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], bool]) -> str | None:
+    """The line that says what `topic`'s story is (see the module), or None."""
+    known = set(han_bigrams(topic.title))
+    ordered: Iterable[_Item] = [topic, *(m for m in members if m is not topic)]
+    for item in ordered:
+        for sentence in _own_sentences(item, repeated):
+            if _new_terms(sentence, known) >= MIN_NEW_TERMS:
+                return sentence
+    titles = [m.title for m in members if m is not topic and m.title != topic.title]
+    best = max(titles, key=lambda t: (_new_terms(t, known), -len(t)), default=None)
+    return best if best is not None and _new_terms(best, known) >= MIN_NEW_TERMS else None

@@ -1,0 +1,59 @@
+"""The caption's gist says what the meme is, without what the list puts before every item."""
+
+from __future__ import annotations
+
+from agent.captions.gist import Openers, gist, openers
+from agent.captions.templates import compose_caption
+from tests.stories_helpers import topic
+
+# Synthetic summaries written here in the shape of a list's descs on a festival night.
+NIGHT = [
+    topic("baidu", "a", "主持人穿帮", summary="X月X日晚，央视春晚播出。魔术环节只有主持人的牌没对上，网友笑称他汗流浃背。"),
+    topic("baidu", "b", "小品演员毛衣", summary="X月X日晚，央视春晚播出。小品演员的同款粉色毛衣十分钟售罄。"),
+    topic("baidu", "c", "开场歌舞", summary="X月X日晚，央视春晚播出。开场歌舞燃爆舞台。"),
+    topic("baidu", "d", "西安分会场", summary="9日，西安分会场秒变长安，演员与李白同框。"),
+]
+
+
+def repeated_of(items):
+    counts = Openers()
+    for t in items:
+        counts.add(t.source, t.summary)
+    found = counts.repeated()
+    return lambda source, opening: (source, opening) in found
+
+
+def test_the_sentence_every_summary_opens_with_is_not_the_gist() -> None:
+    assert openers(NIGHT[0].summary or "") == ("X月X日晚，", "X月X日晚，央视春晚播出。")
+    said = gist(NIGHT[0], [NIGHT[0]], repeated_of(NIGHT))
+    assert said == "魔术环节只有主持人的牌没对上，网友笑称他汗流浃背。"
+
+
+def test_an_opening_only_one_summary_has_stays() -> None:
+    said = gist(NIGHT[3], [NIGHT[3]], repeated_of(NIGHT))
+    assert said is not None and said.startswith("9日，西安分会场秒变长安")
+
+
+def test_without_a_summary_another_platforms_title_that_adds_something_is_the_gist() -> None:
+    lead = topic("weibo", "w", "主持人穿帮")
+    members = [lead, topic("douyin", "d", "主持人穿帮"), topic("baidu", "b", "撒贝宁：主持人扑克牌全国唯一没对上")]
+    assert gist(lead, members, lambda _s, _o: False) == "撒贝宁：主持人扑克牌全国唯一没对上"
+    # a title saying nothing new is no gist
+    assert gist(lead, members[:2], lambda _s, _o: False) is None
+
+
+def test_removing_an_opening_counted_forgets_it() -> None:
+    counts = Openers()
+    for t in NIGHT[:3]:
+        counts.add(t.source, t.summary)
+    assert ("baidu", "X月X日晚，央视春晚播出。") in counts.repeated()
+    counts.remove("baidu", NIGHT[0].summary)
+    assert ("baidu", "X月X日晚，央视春晚播出。") not in counts.repeated()
+
+
+def test_the_gist_is_the_captions_last_line_where_the_profile_has_room() -> None:
+    said = gist(NIGHT[0], [NIGHT[0]], repeated_of(NIGHT))
+    caption = compose_caption(title="主持人穿帮", platforms=[("baidu", 1)], heat=None, trend="steady",
+                              profile="even-g1", summary=said, score=0.9, topic_id="baidu:a")
+    assert caption.lines[0] == "主持人穿帮"
+    assert "牌没对上" in caption.lines[-1] and "央视春晚播出" not in caption.text
