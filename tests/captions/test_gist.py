@@ -8,7 +8,8 @@ from tests.stories_helpers import topic
 
 # Synthetic summaries written here in the shape of a list's descs on a festival night.
 NIGHT = [
-    topic("baidu", "a", "主持人穿帮", summary="X月X日晚，央视春晚播出。魔术环节只有主持人的牌没对上，网友笑称他汗流浃背。"),
+    topic("baidu", "a", "主持人穿帮",
+          summary="X月X日晚，央视春晚播出。魔术环节只有主持人的牌没对上，网友笑称他汗流浃背。"),
     topic("baidu", "b", "小品演员毛衣", summary="X月X日晚，央视春晚播出。小品演员的同款粉色毛衣十分钟售罄。"),
     topic("baidu", "c", "开场歌舞", summary="X月X日晚，央视春晚播出。开场歌舞燃爆舞台。"),
     topic("baidu", "d", "西安分会场", summary="9日，西安分会场秒变长安，演员与李白同框。"),
