@@ -99,6 +99,8 @@ class SessionStore(Protocol):
 
     def erase(self, session_id: str) -> bool: ...
 
+    def forget(self, session_id: str) -> None: ...
+
     def record(self, session: Session, utterance: str, decision: Decision, caption: Caption | None) -> None: ...
 
     def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]: ...
@@ -211,6 +213,10 @@ class SessionManager:
         self._live.pop(session_id, None)
         self.store.checkpoint()
         return found
+
+    def forget(self, session_id: str) -> None:
+        """Drop the session from this instance's memory (erased elsewhere: the rows are gone already)."""
+        self._live.pop(session_id, None)
 
     def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]:
         sql = "SELECT * FROM decisions WHERE session_id = ?" + (" AND show = 1" if shown_only else "")

@@ -175,6 +175,30 @@ async def test_a_caption_made_on_a_reaches_websockets_through_nginx_and_on_b(clu
         SPOKEN, "哪吒2票房破百亿了你们去看了没", "Did you see the robots dancing at the Spring Festival Gala?")]
 
 
+async def test_an_erase_on_a_closes_the_session_s_socket_on_b_and_nothing_of_it_answers_anywhere(cluster):
+    s = _session(cluster.a.url)
+    stream = f"/v1/sessions/{s['id']}/stream"
+    async with websockets.connect(_ws(cluster.b.url) + stream, additional_headers=AUTH, open_timeout=10) as on_b:
+        frames = await _stream_utterance(on_b, SPOKEN)  # B holds the session, its window and its encodes now
+        assert frames[-1]["type"] == "decision", frames
+        started = time.monotonic()
+        erased = await asyncio.to_thread(httpx.delete, cluster.a.url + f"/v1/sessions/{s['id']}", headers=AUTH,
+                                         timeout=10)
+        assert erased.status_code == 204
+        with pytest.raises(websockets.ConnectionClosed):
+            async with asyncio.timeout(3):
+                while True:
+                    await on_b.recv()
+        assert (on_b.close_code, on_b.close_reason) == (4410, "session erased")
+        assert time.monotonic() - started < 3
+    for url in (cluster.a.url, cluster.b.url, cluster.nginx.url):  # B, too, no longer answers from its memory
+        read = httpx.get(url + f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH, timeout=10)
+        said = httpx.post(url + f"/v1/sessions/{s['id']}/utterances", json={"text": SPOKEN}, headers=AUTH,
+                          timeout=10)
+        again = httpx.delete(url + f"/v1/sessions/{s['id']}", headers=AUTH, timeout=10)
+        assert [read.status_code, said.status_code, again.status_code] == [404, 404, 404], url
+
+
 def test_a_topic_ingested_on_a_is_read_and_captioned_on_b(cluster):
     topic = {"id": "cluster-1", "title": "量子豆腐脑全国大赛今晚决赛", "summary": "synthetic, for this test"}
     r = httpx.post(cluster.a.url + "/v1/topics", json=[topic], headers=AUTH, timeout=30)

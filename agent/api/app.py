@@ -16,6 +16,7 @@ from ..runtime import Runtime
 from ..scheduling import build_scheduler, schedule_index_follow
 from ..settings import Settings, get_settings
 from ..topic_index import SCHEDULED_DEBOUNCE_S
+from .deps import erasure_guard, live_sessions
 from .docs import install_docs
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
@@ -23,6 +24,7 @@ from .mcp import McpEndpoint
 from .redis_limiter import RedisRateLimiter
 from .routes import chat, digest, health, hud, lingzhu, sessions, topics, workflows
 from .security import KeyRing, RateLimiter
+from .throttle import KeyLimiter
 
 __all__ = ["create_app"]
 
@@ -60,8 +62,11 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             log.warning("every stored API key is revoked: requests are refused until one is made "
                         "(`trendlens keys create`)")
         app.state.keys = keys
-        app.state.limiter = _limiter(settings, server.rate_limit_per_s, server.rate_limit_burst)
+        app.state.limiter = KeyLimiter(_limiter(settings, server.rate_limit_per_s, server.rate_limit_burst),
+                                       live_sessions(app), server.session_rate_limit_per_s,
+                                       server.session_rate_limit_burst)
         app.state.session_limiter = _limiter(settings, server.session_rate_limit_per_s, server.session_rate_limit_burst)
+        erasure_guard(app)  # before any socket opens: every erasure reaches this instance's guard
         if start_runtime:
             await rt.start()
         scheduler = None
@@ -83,7 +88,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
                 first_fetch.cancel()
             if scheduler is not None:
                 scheduler.shutdown(wait=False)
-            for limiter in (app.state.limiter, app.state.session_limiter):
+            for limiter in (getattr(app.state.limiter, "base", None), app.state.session_limiter):
                 if isinstance(limiter, RedisRateLimiter):
                     limiter.close()
             if start_runtime:

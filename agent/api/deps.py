@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request, WebSocket
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -20,14 +20,14 @@ from ..runtime import Runtime
 from ..sessions import Session, SessionStore
 from ..store import Store
 from ..topic_index import TopicIndex
+from .erase import ErasureGuard
 from .errors import ApiError
-from .redis_limiter import RedisRateLimiter
-from .security import KeyRing, RateLimiter, TooManyGuesses
+from .security import KeyRing, TooManyGuesses
+from .throttle import Limiter, LiveSessions
 
 __all__ = ["ADMIN_ONLY", "HUD_PROTOCOL", "AdminKey", "ApiKey", "ChatDep", "CollectorDep", "EngineDep", "IndexDep",
-           "MetricsDep", "RuntimeDep",
-           "SessionsDep", "StoreDep", "bearer", "find_session", "get_runtime", "require_admin", "require_key",
-           "session_or_404", "ws_key", "ws_token"]
+           "MetricsDep", "RuntimeDep", "SessionsDep", "StoreDep", "bearer", "erasure_guard", "find_session",
+           "get_runtime", "live_sessions", "require_admin", "require_key", "session_or_404", "ws_key", "ws_token"]
 
 # A HUD page's socket carries the session token as a WebSocket subprotocol (`token.<token>`, beside
 # this one), not in its URL: URLs end up in access logs, the handshake's headers do not.
@@ -85,7 +85,7 @@ def require_key(request: Request,
         raise ApiError(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from None
     if digest is None:
         raise ApiError(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
-    limiter: RateLimiter | RedisRateLimiter = request.app.state.limiter
+    limiter: Limiter = request.app.state.limiter
     wait = limiter.take(digest)
     if wait:
         raise ApiError(429, "rate limit exceeded for this key", headers={"Retry-After": str(max(1, round(wait)))})
@@ -107,6 +107,23 @@ def require_admin(request: Request, key: ApiKey) -> str:
 
 
 AdminKey = Annotated[str, Depends(require_admin)]
+
+
+def erasure_guard(app: Any) -> ErasureGuard:
+    """The app's `ErasureGuard`, made (and told of every erasure) on first use."""
+    guard: ErasureGuard | None = getattr(app.state, "erasure", None)
+    if guard is None:
+        guard = app.state.erasure = ErasureGuard(app.state.runtime)
+        app.state.runtime.hud.on_erase(guard.forget)
+    return guard
+
+
+def live_sessions(app: Any) -> LiveSessions:
+    """Which sessions of each key spoke lately (what a key's rate limit scales with)."""
+    live: LiveSessions | None = getattr(app.state, "live_sessions", None)
+    if live is None:
+        live = app.state.live_sessions = LiveSessions()
+    return live
 
 
 def client_address(connection: Request | WebSocket) -> str:

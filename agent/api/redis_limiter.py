@@ -43,12 +43,14 @@ class RedisRateLimiter:
         self._redis: Any = redis.Redis.from_url(url, **redis_options())
         self._take = self._redis.register_script(_TAKE)
 
-    def take(self, key: str, now: float | None = None) -> float:
+    def take(self, key: str, now: float | None = None, *, rate: float | None = None,
+             burst: int | None = None) -> float:
         # `now` is ignored: Redis's clock is the one all instances share
         from redis.exceptions import RedisError
 
+        args = [self.rate if rate is None else rate, self.burst if burst is None else burst]
         try:
-            return float(self._take(keys=[self._prefix + key], args=[self.rate, self.burst]))
+            return float(self._take(keys=[self._prefix + key], args=args))
         except (RedisError, OSError) as exc:
             raise SharedStateError(f"rate limits unavailable (Redis: {exc}); try again shortly") from exc
 

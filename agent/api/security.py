@@ -203,15 +203,19 @@ class RateLimiter:
     burst: int
     buckets: dict[str, _Bucket] = field(default_factory=dict)
 
-    def take(self, key: str, now: float | None = None) -> float:
-        """0 when allowed, else the seconds to wait before retrying."""
+    def take(self, key: str, now: float | None = None, *, rate: float | None = None,
+             burst: int | None = None) -> float:
+        """0 when allowed, else the seconds to wait before retrying; `rate`/`burst` replace the
+        bucket's own for this draw (a key's limit that scales with its live sessions)."""
         now = time.monotonic() if now is None else now
+        rate = self.rate if rate is None else rate
+        burst = self.burst if burst is None else burst
         bucket = self.buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[key] = _Bucket(tokens=float(self.burst), stamp=now)
-        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
+            bucket = self.buckets[key] = _Bucket(tokens=float(burst), stamp=now)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * rate)
         bucket.stamp = now
         if bucket.tokens >= 1:
             bucket.tokens -= 1
             return 0.0
-        return (1 - bucket.tokens) / self.rate
+        return (1 - bucket.tokens) / rate

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from ..captions.caption import Caption
@@ -50,3 +51,16 @@ class CaptionFanout(Display, Protocol):
     def subscriber_count(self, session_id: str | None = None) -> int: ...
 
     def last_caption(self, session_id: str | None = None) -> Caption | None: ...
+
+    async def erase(self, session_id: str) -> None:
+        """The session is erased: on every instance, end its viewers' feeds with an `erased` message,
+        forget its last caption, refuse its captions from now on, and tell the `on_erase` listeners."""
+        ...
+
+    def on_erase(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(session_id)` on this instance whenever a session is erased on any."""
+        ...
+
+    def was_erased(self, session_id: str) -> bool:
+        """Whether this instance heard of the session's erasure lately."""
+        ...

@@ -4,6 +4,8 @@ Each subscriber (one browser tab, usually behind a WebSocket route) owns a
 small bounded queue. A slow tab cannot grow memory: when its queue is full the
 oldest message is dropped, because only the newest caption is worth showing.
 The last caption per session is kept so a tab that (re)connects sees it at once.
+An erased session's feeds end with `{"type": "erased"}`, and its id is remembered for a while
+(`ERASED_KEEP_S`, at most `max_remembered`) so a caption still in flight for it is refused.
 
     async with hub.subscribe(session_id) as sub:
         async for message in sub:          # {"type": "caption", ...} / {"type": "clear", ...}
@@ -22,9 +24,10 @@ from typing import Any
 from ..captions.caption import Caption
 from .base import DEFAULT_SESSION
 
-__all__ = ["HudHub", "HudSubscription"]
+__all__ = ["ERASED_KEEP_S", "HudHub", "HudSubscription"]
 
 Message = dict[str, Any]
+ERASED_KEEP_S = 600.0  # far longer than any utterance in flight when its session was erased
 
 
 class HudSubscription:
@@ -91,6 +94,8 @@ class HudHub:
         # as new ones arrive, and never more than `max_remembered` are held
         self._last: OrderedDict[str, Caption] = OrderedDict()
         self._max_remembered = max(1, max_remembered)
+        self._erased: OrderedDict[str, float] = OrderedDict()  # session -> when it was erased, oldest first
+        self._erase_listeners: list[Callable[[str], None]] = []
 
     def subscribe(self, session_id: str | None = None) -> HudSubscription:
         """Start a feed for `session_id`; it opens with the session's last live caption, if any."""
@@ -121,6 +126,8 @@ class HudHub:
         if caption.expired(self._clock()):
             return False
         session = caption.session_id or DEFAULT_SESSION
+        if self.was_erased(session):
+            return False  # decided by an utterance that was in flight when the session was erased
         self._remember(session, caption)
         message = _caption_message(caption)
         for sub in tuple(self._subscribers.get(session, ())):
@@ -146,6 +153,29 @@ class HudHub:
         self._last.pop(session, None)
         for sub in tuple(self._subscribers.get(session, ())):
             sub.offer({"type": "clear", "session_id": session})
+
+    def was_erased(self, session_id: str) -> bool:
+        at = self._erased.get(session_id)
+        return at is not None and self._clock() - at <= ERASED_KEEP_S
+
+    def on_erase(self, listener: Callable[[str], None]) -> None:
+        self._erase_listeners.append(listener)
+
+    async def erase(self, session_id: str) -> None:
+        """End the session's feeds (`erased`, then the end), forget its caption, refuse its next ones,
+        and tell the listeners (the API closes the session's sockets and forgets what it held)."""
+        now = self._clock()
+        self._erased.pop(session_id, None)
+        self._erased[session_id] = now
+        while self._erased and (len(self._erased) > self._max_remembered
+                                or now - next(iter(self._erased.values())) > ERASED_KEEP_S):
+            self._erased.popitem(last=False)
+        self._last.pop(session_id, None)
+        for sub in tuple(self._subscribers.pop(session_id, ())):
+            sub.offer({"type": "erased", "session_id": session_id})
+            sub.offer(None)
+        for listener in self._erase_listeners:
+            listener(session_id)
 
     async def aclose(self) -> None:
         """End every feed (iterators stop) and forget the last captions."""

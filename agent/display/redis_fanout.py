@@ -7,6 +7,10 @@ publish to one Redis channel, and every instance (this one included) feeds what
 it receives into its local hub. Delivery to the deciding instance goes through
 Redis too, so every viewer sees the same order of messages.
 
+An erasure goes the same way (`erase`): every instance ends the session's feeds, which closes
+its sockets there, and forgets what it held of it. The erasing instance does all that at once,
+before publishing, so its own sockets close even while Redis is unreachable.
+
 Pub/sub is at-most-once: a caption published while an instance is reconnecting
 is not replayed. A caption lives a few seconds, so a missed one is not worth a
 stream's bookkeeping; the glasses show the next.
@@ -90,6 +94,8 @@ class RedisFanout:
             payload: dict[str, Any] = json.loads(data)
             if payload.get("type") == "clear":
                 await self.local.clear(payload.get("session_id"))
+            elif payload.get("type") == "erase":
+                await self.local.erase(str(payload["session_id"]))
             else:
                 await self.local.show(Caption.from_public(payload["caption"]))
         except (ValueError, KeyError, TypeError) as exc:  # one bad message must not stop the feed
@@ -113,13 +119,26 @@ class RedisFanout:
     async def clear(self, session_id: str | None = None) -> None:
         await self._publish({"type": "clear", "session_id": session_id or DEFAULT_SESSION})
 
-    async def _publish(self, payload: dict[str, Any]) -> bool:
+    async def erase(self, session_id: str) -> None:
+        await self.local.erase(session_id)  # here now; the copy from Redis repeats it harmlessly
+        # the rows and the shared state are gone already; another instance's sockets of the session
+        # then stay open, recording nothing, until their client closes them
+        await self._publish({"type": "erase", "session_id": session_id},
+                            missed=f"other instances not told that session {session_id} was erased")
+
+    def on_erase(self, listener: Callable[[str], None]) -> None:
+        self.local.on_erase(listener)
+
+    def was_erased(self, session_id: str) -> bool:
+        return self.local.was_erased(session_id)
+
+    async def _publish(self, payload: dict[str, Any], *, missed: str = "caption not shown on HUDs") -> bool:
         from redis.exceptions import RedisError
 
         try:
             await self._redis.publish(self._channel, json.dumps(payload, ensure_ascii=False))
         except (RedisError, OSError) as exc:  # the decision and caption are recorded; only the HUD misses it
-            log.warning("caption fan-out: Redis unreachable, caption not shown on HUDs: %s", exc)
+            log.warning("caption fan-out: Redis unreachable, %s: %s", missed, exc)
             return False
         return True
 

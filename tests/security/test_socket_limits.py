@@ -1,7 +1,8 @@
-"""A hostile client on the stream socket, against a real `serve`: floods are cut off, huge frames refused.
+"""A hostile client on the stream socket, against a real `serve`: a flood is refused frame by frame with
+error frames while the socket stays open, huge frames are refused, and the service keeps answering.
 
 The socket draws on the buckets HTTP draws on: the key's, and the session's (smaller: one key may
-serve many wearers).
+serve many wearers); the key's scales with its live sessions.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from agent.api.throttle import MAX_FRAME_BYTES
 from agent.testing.servers import Instance, start_instance
 
-KEYS = ("k-flood", "k-size", "k-session")
-BURST = 8  # per key, with a slow refill, so a burst test sees exactly this many answers
+KEYS = ("k-size", "k-session")
+BURST = 8  # per key, with a slow refill
 SESSION_BURST = 3  # per session: smaller, as one key may serve many wearers
 
 
@@ -46,17 +47,17 @@ def _stream_url(serve: Instance, session: dict) -> str:
     return serve.url.replace("http://", "ws://") + f"/v1/sessions/{session['id']}/stream"
 
 
-async def _frames_until_closed(ws: websockets.ClientConnection) -> tuple[list[dict], int | None]:
+async def _frames_until_closed(ws: websockets.ClientConnection, *, quiet_s: float = 15
+                               ) -> tuple[list[dict], int | None]:
+    """Every frame until the server closes the socket (its close code) or says nothing for `quiet_s` (None)."""
     frames: list[dict] = []
     try:
-        async with asyncio.timeout(15):
-            async for raw in ws:
-                frames.append(json.loads(raw))
+        while True:
+            frames.append(json.loads(await asyncio.wait_for(ws.recv(), quiet_s)))
     except ConnectionClosed:
-        pass
+        return frames, ws.close_code
     except TimeoutError:
-        return frames, None  # still open: the server kept answering
-    return frames, ws.close_code
+        return frames, None  # still open: the server answered everything
 
 
 def _utterance(text: str) -> str:
@@ -71,37 +72,21 @@ async def _say(ws: websockets.ClientConnection, text: str) -> str:
     return str(frame["type"])
 
 
-async def test_a_burst_past_the_key_s_limit_gets_an_error_frame_then_close_1008(serve: Instance) -> None:
-    # three sessions of one key, two utterances each: no session's bucket runs out, the key's does
-    sessions = [_session(serve, "k-flood") for _ in range(3)]  # three of the key's tokens
-    headers = {"Authorization": "Bearer k-flood"}
-    answers: list[str] = []
-    for session in sessions:
-        async with websockets.connect(_stream_url(serve, session), additional_headers=headers,
-                                      open_timeout=10) as ws:
-            for i in range(2):
-                answers.append(await _say(ws, f"今天天气不错第{i}句"))
-                if answers[-1] == "error":
-                    await asyncio.wait_for(ws.wait_closed(), 10)  # the server closes it
-                    break
-    assert answers == ["decision"] * (BURST - 3) + ["error"]
-    assert ws.close_code == 1008
-
-
-async def test_a_session_flooded_over_its_socket_is_cut_off_and_http_finds_the_same_bucket_empty(
+async def test_a_flooded_session_gets_error_frames_keeps_its_socket_and_http_finds_the_same_bucket_empty(
         serve: Instance) -> None:
     session = _session(serve, "k-session")
     headers = {"Authorization": "Bearer k-session"}
     async with websockets.connect(_stream_url(serve, session), additional_headers=headers, open_timeout=10) as ws:
         for i in range(300):
-            try:
-                await ws.send(_utterance(f"今天天气不错第{i}句"))
-            except ConnectionClosed:
-                break
-        frames, code = await _frames_until_closed(ws)
-    assert code == 1008
-    assert sum(f["type"] == "decision" for f in frames) == SESSION_BURST
-    assert frames[-1]["type"] == "error" and "rate limit exceeded" in frames[-1]["message"]
+            await ws.send(_utterance(f"今天天气不错第{i}句"))
+        frames, code = await _frames_until_closed(ws, quiet_s=3)
+        assert code is None, "the socket was closed"  # one frame too many costs the frame, not the feed
+        assert sum(f["type"] == "decision" for f in frames) == SESSION_BURST
+        refused = [f for f in frames if f["type"] == "error"]
+        assert len(refused) == 300 - SESSION_BURST
+        assert all(f["code"] == "rate_limited" and f["retry_after_ms"] >= 1 and "retry in" in f["message"]
+                   for f in refused)
+        assert await _say(ws, "还在吗") == "error"  # still open, still limited: answered, not cut off
     # HTTP, with a key that still has room, draws on that same session bucket
     over = httpx.post(serve.url + f"/v1/sessions/{session['id']}/utterances", json={"text": "你好"},
                       headers=headers, timeout=10)

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from ...captions.profiles import get_profile
 from ..deps import HUD_PROTOCOL, find_session, ws_token
+from ..erase import ERASED_CLOSE
 from ..errors import error_responses
 
 router = APIRouter(tags=["hud"])
@@ -68,6 +69,10 @@ async def hud_socket(websocket: WebSocket, session_id: str) -> None:
                 break
             message = getter.result()
             if message is None:
+                break
+            if message.get("type") == "erased":  # the owner erased the session: nothing more to watch
+                code, reason = ERASED_CLOSE
+                await websocket.close(code=code, reason=reason)
                 break
             await websocket.send_text(json.dumps(message, ensure_ascii=False))
     except (WebSocketDisconnect, RuntimeError):

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
-import time
 from collections import deque
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, Request, Response, WebSocket
 
-from ...errors import InputError, OverloadError
-from ...shared_sessions import SharedStateError
-from ..deps import ApiKey, RuntimeDep, SessionsDep, find_session, session_or_404, ws_key
+from ...errors import InputError
+from ..deps import ApiKey, RuntimeDep, SessionsDep, erasure_guard, find_session, live_sessions, session_or_404, ws_key
+from ..erase import SessionErased, erase_everywhere
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
-from ..throttle import MAX_FRAME_BYTES, Charge, session_bucket, take_all_async
-
-if TYPE_CHECKING:
-    from ...runtime import Runtime
-    from ...sessions import Session
+from ..stream_socket import StreamSocket
+from ..throttle import Charge, session_bucket, take_all_async
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"], responses=AUTHED_ERRORS)
 log = logging.getLogger("trendlens.api.sessions")
@@ -40,9 +33,11 @@ async def create_session(request: Request, sessions: SessionsDep, key: ApiKey,
 
 
 @router.delete("/{session_id}", status_code=204, summary="Erase a session and everything kept of it")
-async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Response:
+async def erase_session(request: Request, session_id: str, runtime: RuntimeDep, key: ApiKey) -> Response:
+    """Its rows, its shared state, its captions, an utterance in flight, and its sockets on every
+    instance (closed with 4410 "session erased"). Erased, it is answered 404 like any unknown id."""
     await session_or_404(runtime.sessions, session_id, key)
-    await runtime.erase_session(session_id)
+    await erase_everywhere(runtime, erasure_guard(request.app), session_id)
     return Response(status_code=204)
 
 
@@ -50,13 +45,17 @@ async def erase_session(session_id: str, runtime: RuntimeDep, key: ApiKey) -> Re
 async def post_utterance(request: Request, session_id: str, body: UtteranceIn, runtime: RuntimeDep,
                          key: ApiKey) -> UtteranceOut:
     session = await session_or_404(runtime.sessions, session_id, key)
+    live_sessions(request.app).touch(key, session.id)
     wait = await take_all_async([(request.app.state.session_limiter, session_bucket(session.id))])
     if wait:
         raise ApiError(429, "rate limit exceeded for this session", headers={"Retry-After": str(max(1, round(wait)))})
     try:
-        result = await runtime.handle_utterance(session, body.text, final=body.final)
+        result = await erasure_guard(request.app).run(
+            session, runtime.handle_utterance(session, body.text, final=body.final))
     except InputError as exc:
         raise ApiError(422, str(exc)) from None
+    except SessionErased:  # erased while it was being answered: nothing of it is answered or kept
+        raise ApiError(404, f"no session {session_id!r}") from None
     return UtteranceOut(captions=[CaptionOut.model_validate(c.to_public()) for c in result.captions],
                         decision=result.decision, warning=result.warning)
 
@@ -74,7 +73,9 @@ async def list_captions(session_id: str, sessions: SessionsDep, key: ApiKey,
 async def stream(websocket: WebSocket, session_id: str) -> None:
     """Utterances in, each answered by its caption frames and then a decision frame; captions the
     session gets from anywhere else (HTTP, another socket, another instance) arrive as caption frames.
-    Only the owner's key (Authorization header) drives a session; the HUD token only watches."""
+    Only the owner's key (Authorization header) drives a session; the HUD token only watches. A frame
+    over the rate gets an error frame (`code: rate_limited`, `retry_after_ms`) and the socket stays
+    open; an erased session's sockets close with 4410 (agent/api/stream_socket.py)."""
     runtime = websocket.app.state.runtime
     key = await ws_key(websocket)
     if key is None:
@@ -84,10 +85,6 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     if session is None or not session.owned_by(key):
         await websocket.close(code=4404, reason="no such session")
         return
-    # One sender at a time. While this socket's own utterance is answered, the session's feed
-    # waits: its copy of our own caption (the push step offers it before the answer is ready) is
-    # then recognised and skipped, so each caption reaches the socket once, before its decision.
-    sending = asyncio.Lock()
     sent: deque[tuple[str, str]] = deque(maxlen=64)  # (topic_id, created_at) of captions sent here
     feed = runtime.hud.subscribe(session_id)
     already = runtime.hud.last_caption(session_id)  # the feed opens with it, for HUD pages; not news here
@@ -98,83 +95,13 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     except BaseException:
         feed.close()
         raise
-
-    async def forward_feed() -> None:
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-            async for message in feed:
-                if message.get("type") != "caption":
-                    continue  # `clear` is the HUD page's business
-                async with sending:
-                    key = (str(message.get("topic_id")), str(message.get("created_at")))
-                    if key not in sent:
-                        sent.append(key)
-                        await websocket.send_json(message)
-
-    forwarder = asyncio.create_task(forward_feed())
-    # the session's bucket and its owner key's: the ones HTTP draws on
     state = websocket.app.state
+    live = live_sessions(websocket.app)
+    live.touch(key, session.id)
+    # the session's bucket and its owner key's: the ones HTTP draws on
     charges: list[Charge] = [(state.session_limiter, session_bucket(session.id)), (state.limiter, key)]
     try:
-        while True:
-            raw = await websocket.receive()
-            if raw.get("type") == "websocket.disconnect":
-                break
-            refusal = await _refusal(raw, charges)
-            if refusal is not None:
-                code, message = refusal
-                async with sending:
-                    await websocket.send_json({"type": "error", "message": message})
-                    await websocket.close(code=code, reason=message[:120])
-                break
-            async with sending:
-                await _answer_frame(websocket, runtime, session, raw.get("text"), sent)
-    except WebSocketDisconnect:
-        pass
+        await StreamSocket(websocket, runtime, session, key=key, feed=feed, charges=charges,
+                           guard=erasure_guard(websocket.app), live=live, sent=sent).run()
     finally:
         feed.close()
-        forwarder.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await forwarder
-
-
-async def _refusal(raw: Mapping[str, Any], charges: list[Charge]) -> tuple[int, str] | None:
-    """Why this frame ends the socket (close code, message), or None to answer it."""
-    size = len(raw.get("bytes") or b"") + len((raw.get("text") or "").encode())
-    if size > MAX_FRAME_BYTES:  # the server refuses these first; this holds behind any server
-        return 1009, f"frame over {MAX_FRAME_BYTES} bytes"
-    try:
-        wait = await take_all_async(charges)
-    except SharedStateError as exc:
-        return 1013, str(exc)
-    if wait:
-        return 1008, f"rate limit exceeded; reconnect in {max(1, round(wait))} s"
-    return None
-
-
-async def _answer_frame(websocket: WebSocket, runtime: Runtime, session: Session, text: str | None,
-                        sent: deque[tuple[str, str]]) -> None:
-    if text is None:
-        await websocket.send_json({"type": "error", "message": "send JSON text frames"})
-        return
-    try:
-        msg = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        await websocket.send_json({"type": "error", "message": "frame is not valid JSON"})
-        return
-    if not isinstance(msg, dict) or msg.get("type") != "utterance":
-        await websocket.send_json({"type": "error", "message": "expected {\"type\": \"utterance\", ...}"})
-        return
-    started = time.perf_counter()
-    try:
-        result = await runtime.handle_utterance(session, msg.get("text"), final=bool(msg.get("final", True)))
-    except (InputError, OverloadError) as exc:
-        await websocket.send_json({"type": "error", "message": str(exc)})
-        return
-    for caption in result.captions:
-        public = caption.to_public()
-        sent.append((str(public["topic_id"]), str(public["created_at"])))
-        await websocket.send_json({"type": "caption", **public})
-    if result.warning:
-        await websocket.send_json({"type": "warning", "message": result.warning})
-    await websocket.send_json({"type": "decision", "decision": result.decision,
-                               "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
