@@ -10,6 +10,7 @@ names are not known here, and a page that rebinds a name to this service still h
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -61,7 +62,9 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            require_key(Request(scope, receive))
+            # in a worker thread, as FastAPI runs it for every other route: an unknown key is a store
+            # lookup, and a Redis-held bucket a round trip, neither of which may stall the event loop
+            await asyncio.to_thread(require_key, Request(scope, receive))
         except ApiError as exc:  # answered as the API answers it: same envelope, same headers
             response = JSONResponse(error_body(exc.status_code, str(exc.detail), exc.code),
                                     status_code=exc.status_code, headers=exc.headers)
