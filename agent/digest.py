@@ -36,7 +36,7 @@ class DigestItem:
     trend: Trend
     history: list[float] = field(default_factory=list)  # the lead member's normalised heat over time
     why: dict[str, Any] = field(default_factory=dict)  # {"summary": str, "links": [...]} when merged
-    # an occasion's entry (the Gala): its stories, each {cluster_id, title, platforms}; empty for a story
+    # an occasion's entry (a gala night): its stories, each {cluster_id, title, platforms}; empty for a story
     stories: list[dict[str, Any]] = field(default_factory=list)
     occasion: dict[str, Any] | None = None  # {id, title, word} on an occasion's entry
 
@@ -101,7 +101,7 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
 
 def _under_occasions(items: list[DigestItem], clusters: Sequence[Story],
                      by_id: Mapping[str, StoredTopic]) -> list[DigestItem]:
-    """The stories of one occasion (the Gala) as one entry that lists them, hottest first, placed
+    """The stories of one occasion (a gala night) as one entry that lists them, hottest first, placed
     where its hottest story would be; every other story stays an entry of its own. The occasion is
     found by the rule the story index groups by (`stories.occasion_test`), over the topics shown."""
     shown = {i.cluster_id for i in items}

@@ -1,10 +1,10 @@
-"""Occasions: what many stories of one day share (the Gala on New Year's Eve, a holiday, a launch day).
+"""Occasions: what many stories of one day share (a gala on a festival night, a holiday, a launch day).
 
 A *story* is one event or meme; an *occasion* groups stories and is never itself the unit of
-dedupe, captioning or answers. On the Gala night the lists hold a dozen memes (a magic act, a
-sketch, a host's slip, a song), each its own story, and the word 春晚 in a fifth of the headlines:
-that word is the occasion's (`stories.is_occasion`), so it links no two items, and the stories
-whose members carry it are grouped under it here.
+dedupe, captioning or answers. On a gala night the lists hold a dozen memes (a magic act, a
+sketch, a host's slip, a song), each its own story, and the gala's name in a fifth of the
+headlines: that word is the occasion's (`stories.is_occasion`), so it links no two items, and the
+stories whose members carry it are grouped under it here (docs/stories.md: the night measured).
 
 Pure: `find_occasions` reads the stories and which of their members' headline terms are an
 occasion's word; `StoryIndex.occasions` passes what it holds.
@@ -28,8 +28,8 @@ class Occasion:
     """An occasion of the held lists: its word, a title to show, and its stories, hottest first."""
 
     id: str  # "o-" + a hash of its word: stable across fetch cycles while the word is the occasion's
-    word: str  # the occasion's word as the headlines write it (春晚)
-    title: str  # the held headline that says the occasion and least else (央视龙年春晚)
+    word: str  # the occasion's word as the headlines write it
+    title: str  # the held headline that says the occasion and least else (the gala's name alone)
     story_ids: tuple[str, ...]
 
     def public(self, stories: Iterable[Story] = ()) -> dict[str, object]:

@@ -52,16 +52,17 @@ MIN_HELD = 100  # below the fewest items of a labelled day (139), so the fitted 
 # A term in more than one held headline of forty is common that day (美国, 关税 in a tariff week; 小米
 # and 雷军 on the day of a Xiaomi crash): a link resting on such words alone is a theme, not a story.
 COMMON_SHARE = 0.025
-# An *occasion* (the Gala on New Year's Eve, a holiday, a launch day) is what many stories share: a
-# term carried by one in five of the headlines and contexts of the lists that carry it at all is
-# the occasion's word (春晚 on the Gala night: 0.24), not evidence that two items are one story.
+# An *occasion* (a televised gala on a festival night, a holiday, a launch day) is what many stories
+# share: a term carried by one in five of the headlines and contexts of the lists that carry it at
+# all is the occasion's word, not evidence that two items are one story (docs/stories.md has the
+# night this was measured on).
 # Set at twice the largest labelled story's share of its day (the SU7 crash: 19 of 188, 10 %) and
 # above every term of the three labelled days (美国 in a tariff week: 0.14, a theme the theme guard
 # reads), so no story's own name and no theme is taken for an occasion. Only one occasion night is
 # labelled, so this constant is not judged left out: the held-out festival night judges it.
 # `OCCASION_LEAST` keeps a handful held (a first fetch of one list) from making a repeated word one.
 OCCASION_SHARE = 0.2
-# A list words many items of one night alike ("如何评价 … 在 2024 年春晚表演的节目"): a term carried by
+# A list words many items of one night alike (a Q&A list's "如何评价 X 在晚会上表演的节目"): a term carried by
 # more than one in seven of one list's items (at least `TEMPLATE_LEAST`), two in three of them on
 # that list, is that list's template that day, and says nothing about two items *of that list*
 # being one story. The last part keeps a name the day spreads over every list (美国 in a tariff
@@ -253,8 +254,8 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     # happened: it is no evidence that they are one story
     occasion = weights.occasion
     both_titles = (ta & tb) - (a.terms.speaker & b.terms.speaker)
-    # the occasion's words (春晚 on the Gala night) say which night, not which meme, and so do the
-    # bigrams that only reach into them (年春 of "2024年春晚", 上春 of "上春晚")
+    # the occasion's words say which night, not which meme, and so do the bigrams that only reach
+    # into them (with 晚会 an occasion's word, 年晚 of "新年晚会" and 上晚 of "上晚会")
     shared = {t for t in both_titles if not occasion(t)}
     if a.source == b.source:
         shared = {t for t in shared if not weights.template(a.source, t)}
@@ -446,7 +447,7 @@ def story_names(counts: Mapping[str, int], size: int, title_df: Callable[[str], 
 def joins_by_name(item: Evidence, names: AbstractSet[str], members: Sequence[Evidence]) -> tuple[str, str] | None:
     """(the name, a member carrying it) when a lone item belongs to a big story by the story's own
     names, else None. Either the item carries one of the names ("讨论 su7 这件事"), or its headline is
-    a speaker and nothing else ("雷军回应", "小米汽车回应") and at least two members name that speaker:
+    a speaker and nothing else ("某公司回应", "某某回应") and at least two members name that speaker:
     a bare response on a list is about the speaker's matter of the day, and the largest story
     naming them is that matter (the caller offers the largest first)."""
     found = sorted(item.terms.terms & names)

@@ -440,7 +440,7 @@ class StoryIndex:
 
     def _attach(self) -> None:
         """Lone items join the big story whose name they carry (`stories.joins_by_name`): the
-        follow-ups whose headlines share too little with any one member ("雷军回应").
+        follow-ups whose headlines share too little with any one member (a bare "某某回应").
 
         Formed again on every update from the groups of the links, so nothing that joined by name
         ever lends its words to another join; only the stories whose joins changed are made again."""

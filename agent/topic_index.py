@@ -58,7 +58,7 @@ class IndexView:
     members: Mapping[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
     stories: tuple[Story, ...] = ()  # each cluster once, hottest first by fair heat
     generation: int = 0
-    occasions: tuple[Occasion, ...] = ()  # what many stories share (the Gala), hottest first (agent/occasions.py)
+    occasions: tuple[Occasion, ...] = ()  # what many stories share (a gala night), hottest first (agent/occasions.py)
     occasion_of: Mapping[str, Occasion] = field(default_factory=dict)  # story id -> its occasion
     # (list, opening) pairs that open several of a list's summaries: no item's gist (captions/gist.py)
     repeated_openers: frozenset[tuple[str, str]] = frozenset()

@@ -1,13 +1,13 @@
 """The gist: the caption's last line says what the meme is, beyond the title it matched.
 
-A title names a meme ("尼格买提穿帮"); the wearer needs what happened. The gist is, in order:
+A title names a meme (a host "穿帮"); the wearer needs what happened. The gist is, in order:
 
 1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first,
    without what the platform puts before every item that night: an opening clause or sentence that
-   opens several summaries of one list ("2月9日，", "X月X日晚，央视春晚播出。") says nothing about one
+   opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
    item (`Openers` counts them from the held lists; nothing here names a day);
 2. else another platform's title of the same story that adds what the matched title lacks
-   ("撒贝宁：小尼扑克牌全国唯一没对上" under "尼格买提穿帮").
+   (a co-host's joke about the slip, under the slip's own title).
 
 A sentence that adds nothing the title does not already say is no gist: the caption keeps its
 title and meta lines alone.

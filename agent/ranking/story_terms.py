@@ -19,6 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .calendar_words import calendar_names
+
 __all__ = ["StoryTerms", "story_terms"]
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
@@ -28,14 +30,20 @@ _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # units: one Han character, a number (with decimals or %), or a Latin word with its digits (su7, rtx)
 _UNIT = re.compile(rf"[{_HAN}]|\d+(?:\.\d+)?%?|[a-z][a-z0-9]*")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-# When, not what (read after `normalise`, so 五一 is 51 and 三月三 is 3月3): dates, holidays, seasons
-# and days. A word saying when joins no term, as a year does: "五一假期文旅市场" and "五一假期出门玩"
-# are two stories of one holiday, and the holiday alone must not make them one.
-_WHEN = re.compile(
-    r"\d{1,2}月\d{1,2}[日号]?|\d{1,2}月(?:份|初|中|底)?|51(?=假|小长假|长假|档|劳动|黄金周)|劳动节|黄金周|小长假|长假|假期|"
-    r"春节|除夕|元宵|清明|端午|七夕|中秋|重阳|国庆|元旦|腊八|小年|愚人节|情人节|圣诞|万圣|上巳节?|母亲节|父亲节|"
-    r"儿童节|妇女节|教师节|双11|双十一|周末|今天|昨天|明天|今日|今年|去年|明年|春天|夏天|秋天|冬天|春日|夏日|"
-    r"寒假|暑假|开学季|毕业季")
+# When, not what (read after `normalise`, so 五一 is 51 and 十月一 is 10月1): dates, the words of the
+# calendar for seasons, days and breaks, and the calendar's own day names (`calendar_names`: a full
+# public calendar's festivals, not chosen from any day's news). A word saying when joins no term, as
+# a year does: two stories of one holiday share its name, and the holiday alone must not make them one.
+_TIME_WORDS = (
+    r"\d{1,2}月\d{1,2}[日号]?|\d{1,2}月(?:份|初|中|底)?|51(?=假|小长假|长假|档|劳动|黄金周)|黄金周|小长假|长假|假期|"
+    r"双11|周末|今天|昨天|明天|今日|今年|去年|明年|春天|夏天|秋天|冬天|春日|夏日|寒假|暑假|开学季|毕业季")
+
+
+def _when() -> re.Pattern[str]:
+    names = dict.fromkeys(normalise(n) for n in calendar_names())
+    return re.compile(_TIME_WORDS + "|" + "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n))))
+
+
 # a speaker: a short name at the start, then a verb of saying or a colon
 _SPEAKER = re.compile(rf"^([{_HAN}a-z]{{2,6}}?)(回应|：|:|称|表示|发文|喊话|通报|发声|辟谣|谈)")
 # Question and template bigrams of hot-list headlines: they say how something is asked, never what
@@ -108,6 +116,9 @@ def _split_years(units: list[str]) -> list[list[str]]:
         else:
             runs[-1].append(u)
     return [r for r in runs if r]
+
+
+_WHEN = _when()
 
 
 def story_terms(title: str) -> StoryTerms:
