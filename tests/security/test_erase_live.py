@@ -21,11 +21,13 @@ from agent.api import create_app
 from agent.api.erase import ERASED_CLOSE
 from agent.api.routes.hud import HUD_PROTOCOL
 from agent.ranking import HashEmbedder
-from agent.testing.apps import AUTH, LiveServer, make_runtime
+from agent.testing.apps import KEY, LiveServer, make_runtime
 
 PASSWORD = "zebra-quokka-4711"
 SPOKEN = f"the wifi password is {PASSWORD} by the way, 春晚的机器人扭秧歌你们看了吗"
 SLOW = "slowly-spoken-line"
+# its own copy: a test elsewhere may hand the shared AUTH to a client that adds handshake headers to it
+AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
 class SlowEmbedder(HashEmbedder):

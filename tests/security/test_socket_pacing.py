@@ -17,11 +17,14 @@ import websockets
 
 from agent.api import create_app, stream_socket
 from agent.ranking import HashEmbedder
-from agent.testing.apps import AUTH, LiveServer, make_runtime
+from agent.testing.apps import KEY as TEST_KEY
+from agent.testing.apps import LiveServer, make_runtime
 from agent.testing.servers import Instance, start_instance
 
 KEY = "k-operator"
 HEADERS = {"Authorization": f"Bearer {KEY}"}
+# its own copy: a test elsewhere may hand the shared AUTH to a client that adds handshake headers to it
+AUTH = {"Authorization": f"Bearer {TEST_KEY}"}
 LINES = ["今天天气不错", "春晚的机器人扭秧歌你们看了吗", "哪吒2票房破百亿了", "我们晚上吃饺子吧"]
 
 
