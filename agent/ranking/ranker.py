@@ -27,6 +27,7 @@ from .embedders import Embedder
 from .encoder import QueryEncoder, combine
 from .pacing import answering
 from .scoring import CalibrationProfile, Channel, profile_for, score
+from .everyday import only_everyday
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
 from .window import ConversationWindow, truncate_text
@@ -196,5 +197,9 @@ class Ranker:
             if related is not None:
                 keep = related(keep)
             allowed = np.fromiter((e.key in keep for e in snapshot.entries), dtype=bool, count=len(snapshot))
-        return select(snapshot, profile, scores, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
-                      exclude=exclude, mmr=mmr, allowed=allowed)
+        found = select(snapshot, profile, scores, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
+                       exclude=exclude, mmr=mmr, allowed=allowed)
+        if gate:  # a greeting or a custom said as such is not about the entry that says it (everyday.py)
+            line = latest or " ".join(t for t, _ in parts[-1:])
+            found = [r for r in found if not only_everyday(line, r.topic.title)]
+        return found

@@ -1,0 +1,73 @@
+"""Greetings and customs are not news: a line that only says an everyday phrase gets no caption.
+
+On a festival night the hot lists carry the night's own phrases (a greeting as a hashtag, a custom
+as an entry), and the table says them all evening: "新年快乐" as a toast is not a question about
+the list entry that says it. The words of everyday phrases come from a fixed sample of greetings,
+wishes and festival customs (`background/greetings.txt`, synthetic, written from general knowledge
+of the calendar's festivals, provenance in `background/PROVENANCE.md`), never from a day's lists.
+
+A match is *only everyday* when the line does not treat it as news (`asks`: a question, or words
+that point at news: 热搜, 听说, trending, did you see …) and either the terms the line and the title
+share are all everyday words, or they share none and the line or the title is mostly everyday
+words (a greeting matched by meaning alone, in either language). The live gate drops such a match
+(`Ranker.rank`, `everyday=True`); a question about the same entry ("新年快乐那首歌是什么") still gets it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+from ..text import han_bigrams
+
+__all__ = ["EVERYDAY_SHARE", "asks", "everyday_share", "only_everyday", "vocabulary"]
+
+EVERYDAY_SHARE = 0.6  # a text whose terms are this share everyday words is an everyday phrase
+_ASKS = re.compile(
+    r"[?？吗]|怎么|什么|为什么|为啥|啥|咋|是不是|哪个|谁|听说|看到|看了|热搜|上榜|新闻|视频|梗|火了|刷到|"
+    r"\b(?:what|why|how|who|which|did you|have you|heard|saw|seen|trending|viral|news|video|meme)\b",
+    re.IGNORECASE)
+_STOP = frozenset("a an the of to and or in on at for is are it you we i".split())
+# characters of grammar, not of content: a bigram holding one (的压 of "你的压岁钱") names nothing
+_FUNCTION = frozenset("的了是在我你他她它们这那个和与也就都还吗呢啊吧把被给让")
+
+
+@cache
+def vocabulary() -> frozenset[str]:
+    """The terms of the everyday-phrase sample (Han bigrams, Latin words)."""
+    text = resources.files("agent.ranking").joinpath("background/greetings.txt").read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    return frozenset(t for ln in lines for t in _terms(ln))
+
+
+def _terms(text: str) -> set[str]:
+    return {t for t in han_bigrams(text) if t not in _STOP and not (set(t) & _FUNCTION)}
+
+
+def _reaching_into_everyday(line: str, terms: set[str]) -> set[str]:
+    """The bigrams of `terms` that overlap an everyday bigram where the line says them (年红 of
+    "今年红包" reaches into 红包): the seam between two words, not a word of its own."""
+    vocab = vocabulary()
+    covered = {i + k for i in range(len(line) - 1) if line[i:i + 2] in vocab for k in (0, 1)}
+    return {t for t in terms if any(line[i:i + 2] == t and ({i, i + 1} & covered) for i in range(len(line) - 1))}
+
+
+def asks(line: str) -> bool:
+    """Whether the line treats what it says as news: it asks, or points at a list or a video."""
+    return _ASKS.search(line) is not None
+
+
+def everyday_share(text: str) -> float:
+    terms = _terms(text)
+    return len(terms & vocabulary()) / len(terms) if terms else 0.0
+
+
+def only_everyday(line: str, title: str) -> bool:
+    """Whether `line` matches `title` on everyday phrases alone (see the module)."""
+    if asks(line):
+        return False
+    shared = _terms(line) & _terms(title)
+    if shared:
+        return shared - _reaching_into_everyday(line, shared - vocabulary()) <= vocabulary()
+    return everyday_share(line) >= EVERYDAY_SHARE or everyday_share(title) >= EVERYDAY_SHARE

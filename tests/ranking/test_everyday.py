@@ -1,0 +1,39 @@
+"""Greetings and customs said as such get no caption; asked about, they do."""
+
+from __future__ import annotations
+
+from agent.models import Topic
+from agent.ranking import HashEmbedder, Ranker
+from agent.ranking.everyday import asks, only_everyday, vocabulary
+
+# Synthetic list entries (written here): a greeting hashtag, a custom, and a real meme beside them.
+ENTRIES = [("douyin", "g", "对你说新年快乐"), ("weibo", "c", "开始放烟花了"), ("weibo", "m", "主持人扑克牌穿帮"),
+           ("baidu", "r", "儿子跪着讨要新年红包")]
+
+
+def test_the_sample_knows_greetings_in_both_languages() -> None:
+    words = vocabulary()
+    assert {"新年", "快乐", "烟花", "饺子", "happy", "year"} <= words
+
+
+def test_a_toast_or_a_custom_said_at_the_table_is_not_about_the_entry() -> None:
+    assert only_everyday("来，祝大家新年快乐，身体健康！", "对你说新年快乐")
+    assert only_everyday("外面开始放烟花了，带孩子去看看。", "开始放烟花了")
+    assert only_everyday("Happy New Year everyone!", "对你说新年快乐")  # matched by meaning alone
+    assert only_everyday("今年红包我给俩小的一人包了一千", "儿子跪着讨要新年红包")  # 年红 is a seam, not a word
+
+
+def test_asking_about_it_or_naming_what_happened_is_news() -> None:
+    assert asks("对你说新年快乐那个视频是什么？") and not only_everyday("对你说新年快乐那个视频是什么？", "对你说新年快乐")
+    assert not only_everyday("听说有个儿子跪着要红包", "儿子跪着讨要新年红包")
+    assert not only_everyday("主持人的扑克牌穿帮了哈哈", "主持人扑克牌穿帮")
+
+
+async def test_the_live_gate_drops_a_greeting_and_keeps_the_meme() -> None:
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
+    toast = await ranker.rank("祝大家新年快乐", gate=True, channels="hybrid")
+    assert all(r.topic.title != "对你说新年快乐" for r in toast), toast
+    asked = await ranker.rank("对你说新年快乐是什么梗", gate=True, channels="hybrid")
+    assert asked and asked[0].topic.title == "对你说新年快乐"
+    meme = await ranker.rank("主持人扑克牌穿帮了你们看到没", gate=True, channels="hybrid")
+    assert meme and meme[0].topic.title == "主持人扑克牌穿帮"
