@@ -25,9 +25,9 @@ from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
+from .everyday import only_everyday
 from .pacing import answering
 from .scoring import CalibrationProfile, Channel, profile_for, score
-from .everyday import only_everyday
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
 from .window import ConversationWindow, truncate_text

@@ -24,7 +24,8 @@ def test_a_toast_or_a_custom_said_at_the_table_is_not_about_the_entry() -> None:
 
 
 def test_asking_about_it_or_naming_what_happened_is_news() -> None:
-    assert asks("对你说新年快乐那个视频是什么？") and not only_everyday("对你说新年快乐那个视频是什么？", "对你说新年快乐")
+    asked = "对你说新年快乐那个视频是什么？"
+    assert asks(asked) and not only_everyday(asked, "对你说新年快乐")
     assert not only_everyday("听说有个儿子跪着要红包", "儿子跪着讨要新年红包")
     assert not only_everyday("主持人的扑克牌穿帮了哈哈", "主持人扑克牌穿帮")
 
