@@ -47,7 +47,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI, SecurityError
+from websockets.uri import parse_uri
 
 from ..captions.caption import Caption
 from .mentra_display import MentraDisplay
@@ -125,6 +126,24 @@ def host_allowed(url: str, allowed: Sequence[str]) -> bool:
     return False
 
 
+class _SameOriginConnect(connect):
+    """`connect` following a handshake redirect only within the URL's own origin.
+
+    websockets follows cross-host redirects and strips only its own credential headers; ours is
+    the first frame sent once the socket is open, so a redirect to another host (even an allowed
+    one) would hand that host our API key."""
+
+    def process_redirect(self, exc: Exception) -> Exception | str:
+        target = super().process_redirect(exc)
+        if isinstance(target, Exception):
+            return target
+        old, new = self.ws_uri, parse_uri(target)
+        if (old.secure, old.host, old.port) != (new.secure, new.host, new.port):
+            return SecurityError(f"refused a redirect from {old.host}:{old.port} to {new.host}:{new.port}: "
+                                 "the API key goes only to the host the session request named")
+        return target
+
+
 def profile_for_model(model_name: str | None) -> str:
     """The caption profile for the glasses the ack names (`capabilities.modelName`)."""
     name = (model_name or "").lower()
@@ -187,7 +206,7 @@ class _Session:
             code: int | None = None
             self.connects += 1
             try:
-                async with connect(
+                async with _SameOriginConnect(
                     self.ws_url, open_timeout=cfg.open_timeout_s, proxy=cfg.ws_proxy
                 ) as ws:
                     self.ws = ws

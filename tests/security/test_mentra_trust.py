@@ -16,6 +16,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from agent.display import MentraApp, MentraConfig
 from agent.display.mentra import DEFAULT_ALLOWED_HOSTS, host_allowed
@@ -183,3 +184,56 @@ async def test_session_tasks_started_by_webhooks_are_bounded(clouds: dict[str, C
         assert sum(len(c) for c in app.candidates.values()) == 3
     finally:
         await app.aclose()
+
+
+@dataclass
+class Redirector:
+    """A cloud host that answers the WebSocket handshake with a redirect to `location`."""
+
+    location: str = ""
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response:
+        response = connection.respond(302, "moved\n")
+        response.headers["Location"] = self.location
+        return response
+
+
+async def test_a_redirect_to_another_host_never_receives_the_api_key(clouds: dict[str, Cloud]) -> None:
+    # the other host is on the allowlist too (localhost): still not the host the session request named
+    other = Cloud(answer="ack")
+    redirector = Redirector()
+    async with serve(other.handler, "localhost", 0) as elsewhere, \
+            serve(Cloud().handler, "127.0.0.1", 0, process_request=redirector.process_request) as cloud:
+        redirector.location = f"ws://localhost:{elsewhere.sockets[0].getsockname()[1]}/app-ws"
+        app = _app(reconnect_tries=1)
+        try:
+            url = f"ws://127.0.0.1:{cloud.sockets[0].getsockname()[1]}/app-ws"
+            assert (await _webhook(app, _session_request(url))).status_code == 200
+            async with asyncio.timeout(T):  # gave up: every try was redirected away
+                while app.candidates or app.sessions:
+                    await asyncio.sleep(0.02)
+            assert other.inbox.empty() and not other.sockets
+            assert not app.sessions
+        finally:
+            await app.aclose()
+
+
+async def test_a_redirect_within_the_named_host_is_followed() -> None:
+    moved = Cloud(answer="ack")
+    redirector = Redirector()
+
+    def route(connection: ServerConnection, request: Request) -> Response | None:
+        # the endpoint moved to another path on the same origin
+        return None if request.path == "/app-ws-v2" else redirector.process_request(connection, request)
+
+    async with serve(moved.handler, "127.0.0.1", 0, process_request=route) as cloud:
+        url = f"ws://127.0.0.1:{cloud.sockets[0].getsockname()[1]}/app-ws"
+        redirector.location = url + "-v2"
+        app = _app()
+        try:
+            assert (await _webhook(app, _session_request(url))).status_code == 200
+            init = await moved.next()
+            assert init["type"] == "tpa_connection_init" and init["apiKey"] == "k-123"
+            await app.wait_ready(SESSION, T)
+        finally:
+            await app.aclose()
