@@ -1,9 +1,10 @@
 """Whether to show a caption now: the wearer's attention is the scarce resource.
 
 Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide only
-after enough new speech; a display lock while a caption is on screen, broken only
-by a clearly stronger topic; per-session cooldown between captions; the same topic
-is not repeated within the dedupe window. Whether a topic is relevant at all is
+after enough new speech; a display lock while a caption is on screen, which yields to
+a different story with strong evidence once the caption has been up long enough to
+read; per-session cooldown between captions; the same topic is not repeated within the
+dedupe window. Whether a topic is relevant at all is
 decided once, by the ranker's relevance gate, before candidates reach this gate
 (the frequency setting moves that bar through `relevance_offset`). Every decision
 says why, so it can be recorded and inspected.
@@ -12,7 +13,7 @@ says why, so it can be recorded and inspected.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 __all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
@@ -24,22 +25,36 @@ Reason = Literal[
 ]
 
 
+#: The least time a caption is up before a new story may replace it: long enough to read its
+#: headline, the title and the meta line. At the ~200 words a minute people read on a HUD
+#: (../GLASSES.md), and the 10-12 CJK or 30-35 Latin characters of a comfortably read line
+#: (about 6 words), a line takes about 1.8 s; a headline is a title line and a meta line of any
+#: profile (agent/captions/profiles.py: every profile gives the title its first line, and the
+#: even-g1's 32 Hanzi line holds about three comfortable lines), about three comfortable lines,
+#: so 5.4 s, rounded to 6 s. Replacing sooner shows a caption the wearer cannot have read; the
+#: festival conversations measure what each choice costs (docs/relevance.md, "The display
+#: yields to a new meme").
+READ_S = 6.0
+
+
 @dataclass(frozen=True, kw_only=True)
 class GatePolicy:
     relevance_offset: float = 0.0   # added to the ranker's relevance gate (frequency: stricter or looser)
     min_new_chars: int = 8          # new speech (characters) needed before deciding again
-    display_lock_s: float = 10.0    # a caption stays this long unless clearly beaten
+    display_lock_s: float = 10.0    # a caption stays this long unless a new story displaces it
     cooldown_s: float = 4.0         # quiet time between two captions
     dedupe_window_s: float = 300.0  # the same topic is not shown again within this window
-    replace_margin: float = 0.15    # a replacement must beat the on-screen score by this much
+    # "strong evidence": a new story replaces the caption when its score comes within this much of
+    # (or beats) the score that put the caption up. -0.1 kept 14 of 20 festival trend lines with one
+    # flicker, 0.15 (a clearly stronger topic, as before) 9 with none (docs/relevance.md).
+    replace_margin: float = -0.1
+    min_read_s: float = READ_S      # nothing replaces a caption before it has been up this long
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
         """Scale the relevance bar and the cooldown by the user's low/medium/high setting."""
         scale = FREQUENCIES[frequency]
-        return GatePolicy(relevance_offset=self.relevance_offset + scale["relevance_delta"],
-                          min_new_chars=self.min_new_chars,
-                          display_lock_s=self.display_lock_s, cooldown_s=self.cooldown_s * scale["cooldown"],
-                          dedupe_window_s=self.dedupe_window_s, replace_margin=self.replace_margin)
+        return replace(self, relevance_offset=self.relevance_offset + scale["relevance_delta"],
+                       cooldown_s=self.cooldown_s * scale["cooldown"])
 
 
 FREQUENCIES: dict[str, dict[str, float]] = {
@@ -68,10 +83,15 @@ class Decision:
     score: float | None = None
     detail: str = ""
     at: float = 0.0
+    replaced: str | None = None  # "replaced": the caption it took the display from, as its story key
+    replaced_topic: str | None = None  # ... and its topic id
 
     def public(self) -> dict[str, object]:
-        return {"show": self.show, "reason": self.reason, "topic_id": self.topic_id, "score": self.score,
-                "detail": self.detail, "at": self.at}
+        out: dict[str, object] = {"show": self.show, "reason": self.reason, "topic_id": self.topic_id,
+                                  "score": self.score, "detail": self.detail, "at": self.at}
+        if self.replaced is not None:
+            out["replaced"] = {"story": self.replaced, "topic_id": self.replaced_topic}
+        return out
 
 
 @dataclass
@@ -127,18 +147,35 @@ class SessionGate:
         top = fresh[0]
         on_screen = self.on_screen
         if on_screen is not None and now < self.on_screen_until:
-            if top.score < on_screen.score + p.replace_margin:
-                left = self.on_screen_until - now
+            held = self._holds(on_screen, top, now)
+            if held:
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
-                                detail=f"{on_screen.topic_id} on screen for {left:.1f}s more")
-            self._show(top, now)  # the detail names the caption replaced, read before `_show` moved on
+                                detail=held)
+            # the record names the caption replaced, read before `_show` moves on
+            detail = f"replaced {on_screen.topic_id} (story {on_screen.story}) after {now - self.last_shown_at:.1f}s"
+            self._show(top, now)
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
-                            detail=f"stronger than {on_screen.topic_id}")
+                            detail=detail, replaced=on_screen.story, replaced_topic=on_screen.topic_id)
         if now - self.last_shown_at < p.cooldown_s:
             return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         self._show(top, now)
         return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now)
+
+    def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> str:
+        """Why the caption on screen keeps the display from `top`, or "" when `top` replaces it: a
+        different story, with strong evidence (`replace_margin` over the caption's own score), once
+        the caption has been up `min_read_s`."""
+        p = self.policy
+        left = self.on_screen_until - now
+        up = now - self.last_shown_at  # the caption on screen is the one shown last
+        if top.story == on_screen.story:
+            return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more"
+        if up < p.min_read_s:
+            return f"{on_screen.topic_id} up {up:.1f}s of the {p.min_read_s:g}s it takes to read"
+        if top.score < on_screen.score + p.replace_margin:
+            return f"{on_screen.topic_id} on screen for {left:.1f}s more"
+        return ""
 
     def _show(self, candidate: Candidate, now: float) -> None:
         self.on_screen = candidate

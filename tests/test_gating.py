@@ -55,9 +55,28 @@ def test_display_lock_holds_a_caption_on_screen():
 def test_only_a_clearly_stronger_item_replaces():
     g = gate()
     say_and_decide(g, [c("a", 0.6)], 0)
-    d = say_and_decide(g, [c("b", 0.9)], 5)
+    assert not say_and_decide(g, [c("b", 0.7)], 6).show  # within the margin of 0.15: held
+    d = say_and_decide(g, [c("b", 0.9)], 7)
     assert d.show and d.reason == "replaced" and d.topic_id == "b"
-    assert d.detail == "stronger than a"  # the caption it replaced, not itself
+    assert d.replaced == "a" and d.public()["replaced"] == {"story": "a", "topic_id": "a"}  # not itself
+    assert d.detail.startswith("replaced a")  # the stored record says it too
+
+
+def test_nothing_replaces_a_caption_before_it_can_be_read():
+    g = gate(min_read_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    d = say_and_decide(g, [c("b", 0.99)], 3)
+    assert not d.show and d.reason == "display_locked" and "to read" in d.detail
+    assert say_and_decide(g, [c("b", 0.99)], 6).reason == "replaced"
+
+
+def test_a_new_story_about_as_strong_replaces_by_default():
+    g = SessionGate()  # the shipped policy: a story within 0.1 of the caption's score, after 6 s
+    say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.55, key="story-b")], 6)
+    assert d.reason == "replaced" and d.replaced == "story-a" and d.replaced_topic == "a1"
+    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.3, key="story-c")], 12.5)
+    assert held.reason == "display_locked"  # weak evidence: the caption keeps its time on screen
 
 
 def test_cooldown_after_lock_expires():
