@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import shutil
@@ -40,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from agent.gating import GatePolicy
 from agent.ranking import build_embedder
 from agent.ranking.lexical import tokenize
 from agent.settings import Settings
@@ -109,6 +111,18 @@ def carries_gist(caption: dict[str, Any], gist: str) -> bool:
     return len(terms(" ".join(body_lines(caption))) & wanted) >= GIST_TERMS
 
 
+def gate_policy(overrides: list[str]) -> GatePolicy:
+    """The service's gate policy with `NAME=VALUE` fields changed (`--gate`), to compare settings."""
+    fields = {f.name: f.type for f in dataclasses.fields(GatePolicy)}
+    changes: dict[str, float] = {}
+    for item in overrides:
+        name, _, value = item.partition("=")
+        if name not in fields:
+            raise SystemExit(f"--gate {item!r}: not a GatePolicy field; valid: {', '.join(fields)}")
+        changes[name] = float(value)
+    return dataclasses.replace(GatePolicy(), **changes)  # type: ignore[arg-type]
+
+
 def why(heard: Heard) -> str:
     """A line's decision in a few words: its reason and what it was about."""
     d = heard.decision
@@ -116,7 +130,8 @@ def why(heard: Heard) -> str:
         cap = heard.caption or {}
         return f"{d['reason']}: {cap.get('source', '?')} {cap.get('title', '?')!s}"
     detail = f" ({d['detail']})" if d.get("detail") else ""
-    return f"{d.get('reason', '?')}{detail}"
+    held = f" [{d['title']}]" if d.get("title") else ""  # what it would have shown
+    return f"{d.get('reason', '?')}{detail}{held}"
 
 
 async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -> tuple[list[list[Heard]], int]:
@@ -133,6 +148,8 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
     embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
     runtime = Runtime.build(settings, transport=day_transport(args.day_dir), embedder=embedder)
     runtime.collector.fallback_to_replay = False  # the recorded night, never the synthetic snapshot
+    if args.gate:
+        runtime.sessions.policy = gate_policy(args.gate)  # type: ignore[attr-defined]
     try:
         outcomes = await runtime.collector.cycle()
         failed = [f"{o.source}: {o.error}" for o in outcomes if not o.ok]
@@ -151,13 +168,18 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                 result = await runtime.handle_utterance(session, line["text"], now=start + i * args.gap)
                 caption = None
                 about = None
+                decision = dict(result.decision or {})
+                row = stored.get(str(decision.get("topic_id")))
+                if row is not None:  # the topic decided on, shown or held back: its title and trend
+                    decision["title"] = f"{row.topic.source} {row.topic.title}"
+                    decision["about"] = trend_of.get((row.topic.source, norm(row.topic.title)))
                 if result.captions:
                     caption = result.captions[-1].to_public()
                     row = stored.get(caption["topic_id"])
                     if row is not None:
                         about = trend_of.get((row.topic.source, norm(row.topic.title)))
                         caption["source"], caption["title"] = row.topic.source, row.topic.title
-                heard.append(Heard(line, result.decision or {}, caption, about))
+                heard.append(Heard(line, decision, caption, about))
             out.append(heard)
         return out, len(stored)
     finally:
@@ -170,14 +192,16 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
     """One conversation's figures, by the README's rules."""
     r: dict[str, Any] = {"id": conv["id"], "lang": conv["lang"], "trend_lines": 0, "hits": 0, "gist": 0,
                          "repeats": 0, "small_lines": 0, "small_captioned": 0, "greetings": 0,
-                         "greetings_captioned": 0, "wrong": 0, "replaced": 0, "misses": [], "false": [],
+                         "greetings_captioned": 0, "wrong": 0, "replaced": 0, "replaced_hit": 0, "misses": [],
+                         "false": [],
                          "lines": []}
     late_for: set[int] = set()  # lines whose caption was the late caption of the trend line before
     hit_line: dict[int, int] = {}
     for i, h in enumerate(heard):
         kind = h.line["kind"]
         r["lines"].append({"kind": kind, "trend": h.line.get("trend"), "text": h.line["text"], "why": why(h),
-                           "about": h.about, "caption": h.caption["lines"] if h.caption else None})
+                           "about": h.about, "caption": h.caption["lines"] if h.caption else None,
+                           "decision": h.decision})
         r["replaced"] += h.decision.get("reason") == "replaced"
         if kind != "trend":
             continue
@@ -197,9 +221,12 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
             nxt = heard[i + 1] if i + 1 < len(heard) else None
             r["misses"].append({"text": h.line["text"], "trend": h.line["trend"], "why": why(h),
                                 "next": why(nxt) if nxt is not None else None})
+    hit_at = set(hit_line.values())
     for i, h in enumerate(heard):
         kind = h.line["kind"]
         shown = h.caption is not None
+        # a replacement that put a trend line's caption up is the yield working; any other is flicker
+        r["replaced_hit"] += h.decision.get("reason") == "replaced" and i in hit_at
         if kind == "cont":
             r["repeats"] += shown and h.about == h.line["trend"] and i not in late_for
             if shown and h.about != h.line["trend"]:
@@ -221,7 +248,7 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
 
 
 FIGURES = ("trend_lines", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
-           "greetings_captioned", "wrong", "replaced")
+           "greetings_captioned", "wrong", "replaced", "replaced_hit")
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -236,20 +263,63 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     devset = json.loads(args.devset.read_text(encoding="utf-8"))
     heard, topics = asyncio.run(hear_conversations(args, devset))
     rows = [score(conv, h) for conv, h in zip(devset["conversations"], heard, strict=True)]
-    return {"day": devset["day"], "topics": topics, "gap_s": args.gap, "profile": args.profile,
+    extra = {"dinners": asyncio.run(hear_dinners(args))} if args.dinners else {}
+    return {**extra, "day": devset["day"], "topics": topics, "gap_s": args.gap, "profile": args.profile,
+            "gate": dataclasses.asdict(gate_policy(args.gate)),
             "conversations": rows, "total": totals(rows)}
+
+
+async def hear_dinners(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The demo's synthetic dinners (agent/synthetic/conversations) at their own pace on the synthetic
+    snapshot, each in one session: every caption shown and every replacement, for judging by eye
+    (the lines carry no labels)."""
+    from agent.resources import conversations_dir
+    from agent.runtime import Runtime
+
+    settings = Settings()
+    data_dir = Path(tempfile.mkdtemp(prefix="tl-dinners-"))
+    cached = Path(settings.store.data_dir) / "embeddings.sqlite3"
+    if cached.exists():
+        shutil.copy(cached, data_dir / "embeddings.sqlite3")
+    settings = settings.model_copy(update={"data_dir": data_dir, "offline": True, "api_keys": "festival-eval"})
+    embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
+    runtime = Runtime.build(settings, embedder=embedder)
+    if args.gate:
+        runtime.sessions.policy = gate_policy(args.gate)  # type: ignore[attr-defined]
+    out = []
+    try:
+        await runtime.collector.cycle()
+        await runtime.start()
+        for path in sorted(conversations_dir().glob("*.jsonl")):
+            lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+            session, _ = runtime.sessions.create(args.profile)
+            shown = []
+            for line in lines:
+                result = await runtime.handle_utterance(session, line["text"], now=1_000_000.0 + line["t"])
+                d = result.decision or {}
+                if result.captions:
+                    shown.append({"t": line["t"], "text": line["text"], "reason": d.get("reason"),
+                                  "title": result.captions[-1].title, "detail": d.get("detail", "")})
+            out.append({"conversation": path.stem, "lines": len(lines), "captions": shown,
+                        "replaced": sum(c["reason"] == "replaced" for c in shown)})
+    finally:
+        await runtime.aclose()
+        runtime.store.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return out
 
 
 def print_tables(result: dict[str, Any]) -> None:
     print(f"festival {result['day']}: {result['topics']} topics indexed, lines {result['gap_s']:g} s apart, "
           f"one session per conversation, profile {result['profile']}\n")
     print("| conversation | lang | trend hits | gist on hits | repeats on cont | small talk captioned "
-          "| greetings captioned | other wrong captions | replacements |\n|---|---|---|---|---|---|---|---|---|")
+          "| greetings captioned | other wrong captions | replacements (of them hits) |\n"
+          "|---|---|---|---|---|---|---|---|---|")
 
     def row(name: str, lang: str, r: dict[str, Any]) -> None:
         print(f"| {name} | {lang} | {r['hits']}/{r['trend_lines']} | {r['gist']}/{r['hits']} | {r['repeats']} "
               f"| {r['small_captioned']}/{r['small_lines']} | {r['greetings_captioned']}/{r['greetings']} "
-              f"| {r['wrong']} | {r['replaced']} |")
+              f"| {r['wrong']} | {r['replaced']} ({r['replaced_hit']}) |")
 
     for r in result["conversations"]:
         row(r["id"], r["lang"], r)
@@ -264,6 +334,11 @@ def print_tables(result: dict[str, Any]) -> None:
     for r in result["conversations"]:
         for f in r["false"]:
             print(f"- {r['id']} {f['kind']}: {f['text'][:40]} → {f['why']}")
+    for dinner in result.get("dinners", []):
+        print(f"\n{dinner['conversation']} (synthetic demo dinner, {dinner['lines']} lines): "
+              f"{len(dinner['captions'])} captions, {dinner['replaced']} replacements")
+        for c in dinner["captions"]:
+            print(f"- {c['t']:>3}s {c['text'][:30]} → {c['reason']}: {c['title'][:40]}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--devset", type=Path, default=DEVSET)
     ap.add_argument("--day-dir", type=Path, default=DAY_DIR)
     ap.add_argument("--lines", action="store_true", help="also print every line's decision")
+    ap.add_argument("--dinners", action="store_true",
+                    help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
+    ap.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",
+                    help="change one field of the session gate's policy (agent/gating.py GatePolicy)")
     args = ap.parse_args(argv)
     if not args.devset.is_file() or not args.day_dir.is_dir():
         print(f"festival eval: the real data is not here ({args.devset}, {args.day_dir})", file=sys.stderr)
