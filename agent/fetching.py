@@ -6,12 +6,19 @@ failures (connect errors, timeouts, 5xx, 429 honouring Retry-After), conditional
 (ETag/Last-Modified, replaying the cached body on 304) and a streamed size cap.
 `fetch_all` runs sources concurrently, each under its own deadline and circuit
 breaker, and reports one `SourceOutcome` per source.
+
+Redirects are followed here, hop by hop, never by the client: an upstream (or whoever answers
+for it) may only send a source on to that source's own hosts (`RedirectScope`), and never to a
+private, loopback or link-local address unless the source's own endpoint is there (a feed the
+operator configured on their own network).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import ipaddress
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +32,71 @@ from .models import Topic
 from .settings import FetchOptions
 from .sources.base import Source
 
-__all__ = ["CircuitBreaker", "FetchPolicy", "HttpFetcher", "SourceOutcome", "fetch_all", "make_client"]
+__all__ = ["MAX_REDIRECTS", "CircuitBreaker", "FetchPolicy", "HttpFetcher", "RedirectScope", "Resolver",
+           "SourceOutcome", "fetch_all", "make_client", "resolve_host"]
+
+MAX_REDIRECTS = 5  # a hot list moved once or twice; more is a loop or a detour
+
+Resolver = Callable[[str], Awaitable[list[str]]]
+"""host name -> its addresses (injected so tests answer without DNS)."""
+
+
+async def resolve_host(host: str) -> list[str]:
+    """The addresses `host` resolves to, as the system resolver answers."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone id is no part of the address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _host(url: str) -> str | None:
+    try:
+        host = httpx.URL(url).host
+    except httpx.InvalidURL:
+        return None
+    return host.lower().rstrip(".") or None
+
+
+@dataclass(frozen=True)
+class RedirectScope:
+    """Where a source's requests may be redirected.
+
+    `hosts` are the hosts its endpoints name: the request goes there anyway, so a redirect back to
+    one is followed whatever its address (a self-hosted feed on the operator's network stays
+    reachable). Elsewhere only its declared `domains` and their subdomains, and only on public
+    addresses: an open redirect on a platform must not turn a fetch into a request to the cloud
+    metadata service, a loopback Redis or the office network."""
+
+    hosts: frozenset[str] = frozenset()
+    domains: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, source: Source) -> RedirectScope:
+        try:
+            urls = [endpoint.url for endpoint in source.endpoints()]
+        except Exception:  # noqa: BLE001 - a source that cannot name its endpoints gets the narrowest scope
+            urls = []
+        return cls(hosts=frozenset(h for h in map(_host, urls) if h),
+                   domains=tuple(d.lower().rstrip(".") for d in source.domains))
+
+    def with_host(self, host: str | None) -> RedirectScope:
+        return self if not host else RedirectScope(hosts=self.hosts | {host}, domains=self.domains)
+
+    def in_domains(self, host: str) -> bool:
+        return any(host == d or host.endswith("." + d) for d in self.domains)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +120,7 @@ def make_client(fetch: FetchOptions, transport: httpx.AsyncBaseTransport | None 
         transport=transport,
         headers={"User-Agent": fetch.user_agent, "Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"},
         timeout=httpx.Timeout(fetch.timeout_s),
-        follow_redirects=True,
+        follow_redirects=False,  # HttpFetcher follows them itself, within each source's own hosts
         limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
     )
 
@@ -80,12 +151,19 @@ class HttpFetcher:
     """GET with retries, backoff, conditional requests and a body size cap."""
 
     def __init__(self, client: httpx.AsyncClient, policy: FetchPolicy | None = None, *, replaying: bool = False,
-                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep, resolve: Resolver = resolve_host) -> None:
         self.client = client
         self.policy = policy or FetchPolicy()
         self.replaying = replaying  # the client answers from a snapshot, not the network
         self._sleep = sleep
+        self._resolve = resolve
         self._cache: dict[str, _Cached] = {}
+        # source name -> where its redirects may go; a name never seen here: only the requested host
+        self._scopes: dict[str, RedirectScope] = {}
+
+    def admit(self, source: Source) -> None:
+        """Let `source`'s requests be redirected within its own hosts (`RedirectScope.of`)."""
+        self._scopes[source.name] = RedirectScope.of(source)
 
     async def get(self, source: str, url: str, *, headers: Mapping[str, str] | None = None,
                   method: str = "GET", data: Mapping[str, str] | None = None,
@@ -121,9 +199,21 @@ class HttpFetcher:
                 request_headers["If-None-Match"] = cached.etag
             if cached.last_modified:
                 request_headers["If-Modified-Since"] = cached.last_modified
+        scope = self._scopes.get(source, RedirectScope()).with_host(_host(url))
         try:
-            async with self.client.stream(method, url, headers=request_headers, data=data, auth=auth,
-                                          timeout=self.policy.timeout_s) as response:
+            request = self.client.build_request(method, url, headers=request_headers, data=data,
+                                                timeout=self.policy.timeout_s)
+            response = await self.client.send(request, auth=auth, stream=True, follow_redirects=False)
+            for _ in range(MAX_REDIRECTS):
+                target = response.next_request  # httpx drops Authorization when it leaves the origin
+                if target is None:
+                    break
+                await response.aclose()
+                await self._check_redirect(source, url, target.url, scope)
+                response = await self.client.send(target, stream=True, follow_redirects=False)
+            try:
+                if response.next_request is not None:
+                    raise FetchError(source, f"more than {MAX_REDIRECTS} redirects", url=url, transient=False)
                 if response.status_code == 304 and cached:
                     return cached.body
                 if response.status_code == 429 or response.status_code >= 500:
@@ -149,10 +239,35 @@ class HttpFetcher:
                 if method == "GET" and (etag or modified):
                     self._cache[url] = _Cached(etag, modified, body)
                 return body
+            finally:
+                await response.aclose()
         except httpx.TimeoutException:
             raise FetchError(source, f"timed out after {self.policy.timeout_s:g}s", url=url) from None
         except httpx.TransportError as exc:
             raise FetchError(source, f"connection failed ({type(exc).__name__})", url=url) from None
+
+    async def _check_redirect(self, source: str, url: str, target: httpx.URL, scope: RedirectScope) -> None:
+        """Raise FetchError (not transient: asking again gets the same answer) for a hop out of scope."""
+        host = target.host.lower().rstrip(".")
+        why: str | None = None
+        if target.scheme not in ("http", "https"):
+            why = f"to a {target.scheme}: URL"
+        elif target.userinfo:
+            why = "to a URL carrying credentials"
+        elif host in scope.hosts:
+            return
+        elif not scope.in_domains(host):
+            why = f"to {host}, which is not one of {source}'s own hosts"
+        else:
+            try:
+                addresses = [host] if _is_address(host) else await self._resolve(host)
+            except OSError as exc:
+                raise FetchError(source, f"redirect to {host}: cannot resolve it ({exc})", url=url) from None
+            private = [a for a in addresses if not _is_public(a)]
+            if private or not addresses:
+                why = f"to {host}, on a private, loopback or link-local address ({(private or ['none'])[0]})"
+        if why:
+            raise FetchError(source, f"redirect refused: {why}", url=url, transient=False)
 
 
 class CircuitBreaker:
@@ -208,6 +323,7 @@ async def fetch_one(source: Source, http: HttpFetcher, breaker: CircuitBreaker |
         return SourceOutcome(source=source.name, error=CircuitOpenError(
             source.name, f"skipped after {breaker.failures} consecutive failures; retrying after cooldown"))
     deadline = deadline_s or http.policy.deadline_s
+    http.admit(source)
     try:
         topics = await asyncio.wait_for(source.fetch(http), timeout=deadline)
         error: SourceError | None = None
