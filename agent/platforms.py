@@ -4,6 +4,10 @@ A question names a platform however the asker knows it ("知乎", "Zhihu", "HN",
 names it in words a voice can read ("Hacker News", "微博"); a caption's meta line names it in as few
 cells as a glasses display spares ("HN"). The keys are exactly the source registry's platform
 names (the user's own feeds keep their names), and a test holds them to it.
+
+An aggregator (DailyHotApi, newsnow) may serve a platform this table does not hold (36氪, 少数派):
+`register_platform` adds it at run time under the aggregator route's own title, so every place that
+names a platform reads it from here like the others. A built-in record is never replaced.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["PLATFORMS", "Category", "Platform", "caption_label", "find_platform", "heat_unit",
-           "in_category", "platform_name", "weak_headline"]
+__all__ = ["PLATFORMS", "Category", "Platform", "caption_label", "find_platform", "forget_platform", "heat_unit",
+           "in_category", "platform_name", "register_platform", "run_time_platforms", "weak_headline"]
 
 Category = Literal["tech", "video"]
 
@@ -30,6 +34,8 @@ class Platform:
     # seen elsewhere too is worded by another platform's member.
     weak_headline: bool = False
     categories: tuple[Category, ...] = ()  # subjects it covers ("what's trending in tech?")
+    domains: tuple[str, ...] = ()  # hosts its links live on, for a platform registered at run time
+    run_time: bool = False  # registered by an aggregator's route, not written in this table
 
 
 # Order: the big lists first (chat suggestions follow it).
@@ -58,12 +64,51 @@ PLATFORMS: dict[str, Platform] = {p.source: p for p in (
              aliases=("wikipedia", "维基百科", "维基", "wiki"), heat_unit_en="views", weak_headline=True),
 )}
 
-# Longest alias first, so "百度贴吧" is Tieba, not Baidu, and "github trending" beats "github".
-_ALIASES: tuple[tuple[re.Pattern[str], Platform], ...] = tuple(
-    (re.compile(r"(?<![a-z0-9])" + re.escape(alias) + r"(?![a-z0-9])" if alias.isascii() else re.escape(alias),
-                re.I), p)
-    for alias, p in sorted(((a, p) for p in PLATFORMS.values() for a in p.aliases), key=lambda ap: -len(ap[0]))
-)
+_BUILT_IN = frozenset(PLATFORMS)
+_LABEL_CELLS = 12  # a run-time label is an upstream's text: bounded before it reaches a caption's meta line
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _aliases() -> tuple[tuple[re.Pattern[str], Platform], ...]:
+    # Longest alias first, so "百度贴吧" is Tieba, not Baidu, and "github trending" beats "github".
+    return tuple(
+        (re.compile(r"(?<![a-z0-9])" + re.escape(alias) + r"(?![a-z0-9])" if alias.isascii()
+                    else re.escape(alias), re.I), p)
+        for alias, p in sorted(((a, p) for p in PLATFORMS.values() for a in p.aliases), key=lambda ap: -len(ap[0]))
+    )
+
+
+_ALIASES = _aliases()
+
+
+def register_platform(source: str, label: str | None = None, *, domains: tuple[str, ...] = ()) -> Platform:
+    """The record of `source`, adding (or relabelling) a run-time one named `label` (an aggregator
+    route's own title, e.g. "36氪"); a built-in record is returned unchanged."""
+    global _ALIASES
+    current = PLATFORMS.get(source)
+    if source in _BUILT_IN and current is not None:
+        return current
+    text = " ".join(_TAG.sub(" ", label or "").split())[:_LABEL_CELLS] or source
+    if current is not None and current.label == text and (current.domains == domains or not domains):
+        return current
+    aliases = tuple(dict.fromkeys(a for a in (text.casefold(), source.casefold()) if len(a) >= 2))
+    record = Platform(source=source, label=text, zh=text, en=text, aliases=aliases,
+                      domains=domains or (current.domains if current else ()), run_time=True)
+    PLATFORMS[source] = record
+    _ALIASES = _aliases()
+    return record
+
+
+def forget_platform(source: str) -> None:
+    """Drop a run-time record (a test's own, or a route no longer configured); built-in ones stay."""
+    global _ALIASES
+    if source not in _BUILT_IN and PLATFORMS.pop(source, None) is not None:
+        _ALIASES = _aliases()
+
+
+def run_time_platforms() -> tuple[str, ...]:
+    """The platforms aggregators added, in the order they were registered."""
+    return tuple(s for s, p in PLATFORMS.items() if p.run_time)
 
 
 def find_platform(question: str) -> tuple[Platform, str] | None:

@@ -1,7 +1,7 @@
 """One typed Settings for the whole application, grouped by the part that reads it.
 
 `Settings` holds one group per part: `store`, `fetch`, `platforms`, `ranking`, `llm`, `mentra`,
-`live` and `server`. The names a user writes stay flat: every setting of every group is read from
+`live`, `notify` and `server`. The names a user writes stay flat: every setting of every group is read from
 `TRENDLENS_<NAME>` and from the YAML key `<name>` (its alias, else its field name), and
 `Settings(data_dir=..., offline=True)` and `model_copy(update={"port": 9})` take flat names too.
 
@@ -14,6 +14,7 @@ the API override it rather than mutate a global.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -49,6 +50,7 @@ __all__ = [
     "LiveOptions",
     "LlmOptions",
     "MentraOptions",
+    "NotifyOptions",
     "PlatformOptions",
     "RankingOptions",
     "ServerOptions",
@@ -178,6 +180,22 @@ class PlatformOptions(_Group):
     reddit_client_secret: SecretStr | None = None
     douyin_cookie: str | None = None
     weibo_cookie: str | None = None
+    # Aggregators a user already runs: each route becomes a source (agent/sources/dailyhot.py, newsnow.py).
+    dailyhot_url: str | None = Field(default=None, description=(
+        "base URL of a DailyHotApi instance; `dailyhot` in TRENDLENS_SOURCES (or all sources) reads it"))
+    dailyhot_routes: CommaList = Field(default_factory=list, description=(
+        "DailyHotApi routes to read (weibo, 36kr, …); empty: every route its /all lists"))
+    newsnow_url: str | None = Field(default=None, description="base URL of a newsnow instance")
+    newsnow_sources: CommaList = Field(default_factory=list, description=(
+        "newsnow source ids (weibo, 36kr-quick, …; `id=label` names a platform we do not know); "
+        "empty: those of the platforms TrendLens knows"))
+
+    @field_validator("dailyhot_url", "newsnow_url")
+    @classmethod
+    def _check_aggregator_url(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip().lower().startswith(("http://", "https://")):
+            raise ValueError("an aggregator's URL must start with http:// or https://")
+        return v.strip().rstrip("/") if v else None
 
 
 class RankingOptions(_Group):
@@ -260,6 +278,27 @@ class LiveOptions(_Group):
     webhook_secret: SecretStr | None = None
 
 
+def _space_or_comma_separated(v: Any) -> Any:
+    if isinstance(v, str):
+        return [s for s in re.split(r"[\s,]+", v) if s]
+    return v
+
+
+class NotifyOptions(_Group):
+    """Where the digest and watch alerts are pushed (apprise URLs), and the operator's watch list."""
+
+    notify_urls: Annotated[list[SecretStr], NoDecode, BeforeValidator(_space_or_comma_separated)] = Field(
+        default_factory=list, description=(
+            "apprise URLs (space- or comma-separated: tgram://…, wecombot://…, ntfy://…, json://…); secret, "
+            "never logged"))
+    notify_retries: int = Field(default=3, ge=0, le=10, description="retries of a failing channel, with back-off")
+    notify_backoff_s: float = Field(default=2.0, ge=0, description="first retry's wait; doubled at each retry")
+    watch: str | None = Field(default=None, description=(
+        "watch groups: `;` or new lines between groups, spaces between words; +word required, !word excluded"))
+    watch_file: Path | None = Field(default=None, description=(
+        "a watch.yaml (or TrendRadar frequency_words.txt) holding the groups; ./watch.yaml when present"))
+
+
 class ServerOptions(_Group):
     """The HTTP service: who may call it, where it listens, and how much it accepts."""
 
@@ -336,6 +375,7 @@ class Settings(BaseSettings):
     llm: LlmOptions = Field(default_factory=LlmOptions)
     mentra: MentraOptions = Field(default_factory=MentraOptions)
     live: LiveOptions = Field(default_factory=LiveOptions)
+    notify: NotifyOptions = Field(default_factory=NotifyOptions)
     server: ServerOptions = Field(default_factory=ServerOptions)
 
     if TYPE_CHECKING:  # the constructor takes flat setting names as well as groups (`_group_flat_names`)

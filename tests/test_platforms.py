@@ -6,12 +6,26 @@ import pytest
 
 from agent.captions import meta_line
 from agent.platforms import PLATFORMS, find_platform, platform_name
-from agent.sources import REGISTRY
+from agent.sources import AGGREGATOR_NAMES, REGISTRY
 
 
 def test_every_registered_platform_has_exactly_one_record() -> None:
-    # `feed` is the generic parser: each configured feed is named by its operator, not by this table.
-    assert set(PLATFORMS) == set(REGISTRY) - {"feed"}
+    # `feed` is the generic parser: each configured feed is named by its operator, not by this table;
+    # an aggregator is no platform: its routes serve the platforms (`register_platform` adds new ones).
+    assert set(PLATFORMS) == set(REGISTRY) - {"feed", *AGGREGATOR_NAMES}
+
+
+def test_a_run_time_platform_is_named_by_its_route_and_never_replaces_a_built_in_one() -> None:
+    from agent.platforms import caption_label, forget_platform, register_platform
+
+    try:
+        assert register_platform("huxiu", "<b>虎嗅</b>网 热文榜 · 24 小时").label == "虎嗅 网 热文榜 · 2"  # 12 at most
+        assert find_platform("huxiu上什么最火") is not None
+        assert register_platform("weibo", "something else").label == "微博"
+    finally:
+        forget_platform("huxiu")
+        forget_platform("weibo")
+    assert caption_label("huxiu") == "huxiu" and caption_label("weibo") == "微博"
 
 
 @pytest.mark.parametrize("source", sorted(PLATFORMS))

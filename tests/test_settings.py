@@ -38,7 +38,11 @@ USER_AGENT WEBHOOK_SECRET WEBHOOK_URL WEIBO_COOKIE WIKIPEDIA_PROJECT WORKFLOWS_D
 # model call (TRENDLENS_ENCODE_BATCH), admin keys (TRENDLENS_ADMIN_KEYS) and what each may ingest
 # (TRENDLENS_INGEST_TOPICS_PER_KEY).
 VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES", "TRENDLENS_ENCODE_BATCH", "TRENDLENS_ADMIN_KEYS",
-                             "TRENDLENS_INGEST_TOPICS_PER_KEY"})
+                             "TRENDLENS_INGEST_TOPICS_PER_KEY",
+                             # the aggregators a user runs (docs/sources.md), push channels and watch lists
+                             "TRENDLENS_DAILYHOT_URL", "TRENDLENS_DAILYHOT_ROUTES", "TRENDLENS_NEWSNOW_URL",
+                             "TRENDLENS_NEWSNOW_SOURCES", "TRENDLENS_NOTIFY_URLS", "TRENDLENS_NOTIFY_RETRIES",
+                             "TRENDLENS_NOTIFY_BACKOFF_S", "TRENDLENS_WATCH", "TRENDLENS_WATCH_FILE"})
 
 # One value per variable, as a user writes it (text in the environment), and what the setting holds then.
 WRITTEN: dict[str, tuple[str, object]] = {

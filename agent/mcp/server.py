@@ -23,7 +23,7 @@ from ..chat.answers import render_fresh, render_hottest, render_nothing, render_
 from ..chat.facts import Fact
 from ..digest import Digest
 from ..errors import InputError
-from ..platforms import find_platform, platform_name
+from ..platforms import find_platform, platform_name, run_time_platforms
 from ..queries import (
     digest_window,
     fresh_stories,
@@ -36,7 +36,7 @@ from ..queries import (
     told,
     utterance_rank_params,
 )
-from ..sources import REGISTRY
+from ..sources import AGGREGATOR_NAMES, REGISTRY
 from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
 
 if TYPE_CHECKING:
@@ -53,8 +53,9 @@ INSTRUCTIONS = (
     "for what just appeared, `digest` for a time window, and `glasses_preview` for what smart glasses would "
     "caption for a line of conversation.")
 
-# "feed" is the reader for the operator's own feeds, not a platform one can ask for by name
-PLATFORM_CHOICES: tuple[str, ...] = ("all", *(name for name in REGISTRY if name != "feed"))
+# "feed" is the reader for the operator's own feeds, and an aggregator the reader of other sites' lists:
+# neither is a platform one can ask for by name (an aggregator's own platforms are accepted when asked)
+PLATFORM_CHOICES: tuple[str, ...] = ("all", *(name for name in REGISTRY if name not in ("feed", *AGGREGATOR_NAMES)))
 _PLATFORM_DOC = ("'all' for every platform, else one platform's source id: " + ", ".join(PLATFORM_CHOICES[1:])
                  + " (its usual name, e.g. 'Hacker News' or '知乎', is accepted too)")
 
@@ -71,7 +72,7 @@ def _platform(value: str) -> str | None:
     v = value.strip()
     if v.lower() in ("all", "", "*"):
         return None
-    if v in PLATFORM_CHOICES:
+    if v in PLATFORM_CHOICES or v in run_time_platforms():
         return v
     found = find_platform(v)
     if found is not None and found[1].casefold() == v.casefold():

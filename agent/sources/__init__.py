@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import httpx
+
 from ..errors import UnknownNameError
+from .aggregators import AGGREGATORS, aggregator_sources, without_replaced
 from .baidu import Baidu
 from .base import Endpoint, Source, SourceOptions
 from .bilibili import Bilibili
+from .dailyhot import DailyHot
 from .douyin import Douyin
 from .feed import Feed, feed_sources
 from .fetcher import Fetcher
 from .github_trending import GithubTrending
 from .google_trends import GoogleTrends
 from .hackernews import HackerNews
+from .newsnow import Newsnow
 from .reddit import Reddit
 from .tieba import Tieba
 from .toutiao import Toutiao
@@ -25,7 +30,8 @@ from .zhihu import Zhihu
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["REGISTRY", "Endpoint", "Fetcher", "Source", "SourceOptions", "build_sources", "source_class"]
+__all__ = ["AGGREGATOR_NAMES", "REGISTRY", "Endpoint", "Fetcher", "Source", "SourceOptions", "build_sources",
+           "source_class"]
 
 # Order is the display order in `trendlens sources`.
 REGISTRY: dict[str, type[Source]] = {
@@ -45,8 +51,12 @@ REGISTRY: dict[str, type[Source]] = {
         GithubTrending,
         Wikipedia,
         Feed,
+        DailyHot,
+        Newsnow,
     )
 }
+# Readers of other sites' lists, not platforms: each of their routes is a source named for its platform.
+AGGREGATOR_NAMES: tuple[str, ...] = tuple(cls.name for cls in AGGREGATORS)
 
 
 def source_class(name: str) -> type[Source]:
@@ -56,20 +66,29 @@ def source_class(name: str) -> type[Source]:
         raise UnknownNameError("source", name, list(REGISTRY)) from None
 
 
-def build_sources(settings: Settings, names: list[str] | None = None) -> list[Source]:
+def build_sources(settings: Settings, names: list[str] | None = None, *,
+                  transport: httpx.BaseTransport | None = None) -> list[Source]:
     """Instantiate the enabled sources (all registered ones when none are named).
 
     `feed` is the generic parser; the user's configured feeds (TRENDLENS_FEEDS) each
-    become a source of their own, named after the feed. Each source gets its own options.
+    become a source of their own, named after the feed. An aggregator (`dailyhot`, `newsnow`)
+    becomes one source per route, and a platform a route serves is not fetched directly too
+    (`aggregators.without_replaced`); `transport` answers DailyHotApi's route list (tests).
+    Each source gets its own options.
     """
     wanted = names or settings.fetch.sources or list(REGISTRY)
     feeds = {f.name: f for f in feed_sources(settings)}
     sources: list[Source] = []
+    routes: list[Source] = []  # before the direct fetchers, so that they serve their platforms
     for name in wanted:
         if name == "feed":
             sources.extend(feeds.values())
         elif name in feeds:
             sources.append(feeds[name])
+        elif name in AGGREGATOR_NAMES:
+            cls = source_class(name)
+            assert issubclass(cls, AGGREGATORS)
+            routes.extend(aggregator_sources(cls, settings, REGISTRY, transport=transport))
         else:
             sources.append(source_class(name).from_settings(settings))
-    return sources
+    return without_replaced(routes + sources)
