@@ -10,7 +10,20 @@ from __future__ import annotations
 import logging
 import sys
 
-__all__ = ["SchedulerChatter", "configure_logging"]
+__all__ = ["LOG_FIELD_CHARS", "SchedulerChatter", "configure_logging", "log_field"]
+
+LOG_FIELD_CHARS = 120  # a session id or a URL fits; a flood does not
+
+
+def log_field(value: object, limit: int = LOG_FIELD_CHARS) -> str:
+    """A value a client chose (a session id, a URL, an upstream's message), safe in one log line.
+
+    Every character that is not printable (newlines, carriage returns, escapes, bidi overrides)
+    is written as its Python escape, so a client cannot start a forged line or repaint a
+    terminal, and the text is cut to `limit` characters, with how many were left out."""
+    text = value if isinstance(value, str) else str(value)
+    kept = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    return kept if len(text) <= limit else f"{kept}…(+{len(text) - limit} chars)"
 
 
 class SchedulerChatter(logging.Filter):

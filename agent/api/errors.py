@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import ConfigError, OverloadError, StoreError, TrendLensError
+from ..logs import log_field
 from .schemas import ErrorResponse
 
 __all__ = ["ADMIN_ERRORS", "AUTHED_ERRORS", "ApiError", "error_body", "error_responses", "install_error_handlers"]
@@ -118,15 +119,15 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StoreError)
     async def _store(request: Request, exc: StoreError) -> JSONResponse:
-        log.error("store error on %s: %s", request.url.path, exc)
+        log.error("store error on %s: %s", log_field(request.url.path), exc)
         return JSONResponse(error_body(503, "storage unavailable; try again shortly"), status_code=503)
 
     @app.exception_handler(TrendLensError)
     async def _ours(request: Request, exc: TrendLensError) -> JSONResponse:
-        log.error("%s on %s", exc, request.url.path)
+        log.error("%s on %s", exc, log_field(request.url.path))
         return JSONResponse(error_body(503, str(exc)), status_code=503)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s", request.url.path)
+        log.exception("unexpected error on %s", log_field(request.url.path))
         return JSONResponse(error_body(500, "internal error"), status_code=500)

@@ -21,6 +21,9 @@ ever *proposes*; the cloud's answer on the WebSocket decides:
   ever connected to, and plain `ws://` only on loopback.
 - Connections (live and candidates) are bounded: `max_sessions` in all and
   `max_candidates` per session id; past either the webhook answers 429.
+- Webhook calls are bounded too: `max_webhooks` handled at once (503 past it, at
+  once), each body within `webhook_read_timeout_s` and `max_webhook_bytes`.
+- The session id is the caller's choice: logs show it through `log_field`.
 
 The WebSocket is opened in a background task right after the webhook answers
 (the cloud allows 5 s). Abnormal closes are retried (3 tries, 1 s doubling
@@ -51,6 +54,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.uri import parse_uri
 
 from ..captions.caption import Caption
+from ..logs import log_field
 from .mentra_display import MentraDisplay
 from .mentra_speech import Heard, Transcript, UtteranceAssembler, parse_transcript
 
@@ -93,6 +97,11 @@ class MentraConfig:
     # candidates), and candidates waiting for the cloud's ack per session id.
     max_sessions: int = 500
     max_candidates: int = 2
+    # Webhook calls handled at once, and how long each may take to send its body: a flood of
+    # slow calls must not hold the server's request slots (past either: 503 / 408 at once).
+    max_webhooks: int = 32
+    webhook_read_timeout_s: float = 5.0
+    max_webhook_bytes: int = 64 * 1024  # a session request is a few hundred bytes
 
     @property
     def subscriptions(self) -> tuple[str, ...]:
@@ -187,6 +196,7 @@ class _Session:
 
     def __init__(self, app: MentraApp, session_id: str, ws_url: str) -> None:
         self.app, self.session_id, self.ws_url = app, session_id, ws_url
+        self.label = log_field(session_id)  # the id as logs show it: the webhook's caller chose it
         self.ws: ClientConnection | None = None
         self.ready = asyncio.Event()  # set once acked and subscribed
         self.stopped = False
@@ -197,7 +207,7 @@ class _Session:
         self.profile = "mentra-generic"  # until the ack names the glasses
         # the input side: which copy of an utterance is heard, and when (mentra_speech.py)
         self.speech = UtteranceAssembler(self._hear, languages=app.config.languages,
-                                         merge_window_s=app.config.merge_window_s, label=session_id)
+                                         merge_window_s=app.config.merge_window_s, label=self.label)
 
     async def run(self) -> None:
         cfg = self.app.config
@@ -223,18 +233,18 @@ class _Session:
             except ConnectionClosed as exc:
                 code = exc.rcvd.code if exc.rcvd else 1006
             except (OSError, TimeoutError, InvalidHandshake, InvalidURI) as exc:
-                log.warning("mentra %s: cannot connect to %s: %s", self.session_id, self.ws_url, exc)
+                log.warning("mentra %s: cannot connect to %s: %s", self.label, log_field(self.ws_url), log_field(exc))
             if self.stopped or self.stop_requested or code in NORMAL_CLOSE_CODES:
-                log.info("mentra %s: session ended (close code %s)", self.session_id, code)
+                log.info("mentra %s: session ended (close code %s)", self.label, code)
                 return
             failures += 1
             if failures > cfg.reconnect_tries:
                 log.warning(
-                    "mentra %s: giving up after %d reconnect tries", self.session_id, cfg.reconnect_tries
+                    "mentra %s: giving up after %d reconnect tries", self.label, cfg.reconnect_tries
                 )
                 return
             delay = cfg.reconnect_backoff_s * 2 ** (failures - 1)
-            log.info("mentra %s: closed with %s; reconnecting in %.1fs", self.session_id, code, delay)
+            log.info("mentra %s: closed with %s; reconnecting in %.1fs", self.label, code, delay)
             await asyncio.sleep(delay)
 
     async def _handshake(self, ws: ClientConnection) -> bool:
@@ -252,15 +262,15 @@ class _Session:
                 kind = message.get("type")
                 if kind in _ACK_TYPES:
                     self.profile = profile_for_model(_model_name(message))
-                    log.info("mentra %s: connected; glasses %r → profile %s",
-                             self.session_id, _model_name(message), self.profile)
+                    log.info("mentra %s: connected; glasses %s → profile %s",
+                             self.label, log_field(_model_name(message)), self.profile)
                     self.acked = True
                     self.app._acknowledged(self)
                     break
                 if kind in _ERROR_TYPES:
                     log.error(
                         "mentra %s: connection refused: %s (code %s)",
-                        self.session_id, message.get("message"), message.get("code"),
+                        self.label, log_field(message.get("message")), log_field(message.get("code")),
                     )
                     self.stopped = True
                     await ws.close()
@@ -293,7 +303,7 @@ class _Session:
         try:
             captions = await hear(heard)
         except Exception:  # one bad transcript must not end the session
-            log.exception("mentra %s: on_transcript failed", self.session_id)
+            log.exception("mentra %s: on_transcript failed", self.label)
             return
         for caption in captions:  # the handler's answer for these glasses, shown by the display
             await self.app.display.send(self.session_id, caption)
@@ -351,6 +361,7 @@ class MentraApp:
         self.sessions: dict[str, _Session] = {}  # the acknowledged connection of each session
         self.candidates: dict[str, set[_Session]] = {}  # connections still waiting for the cloud's ack
         self._closing: set[asyncio.Task[None]] = set()  # replaced connections being closed
+        self._webhook_slots = asyncio.Semaphore(config.max_webhooks)
         self.display = MentraDisplay(self)
         self.router = APIRouter(tags=["mentra"])
         for path in WEBHOOK_PATHS:
@@ -358,8 +369,26 @@ class MentraApp:
                                       include_in_schema=path == WEBHOOK_PATHS[0])
 
     async def _webhook(self, request: Request) -> JSONResponse:
+        """One webhook call, refused at once while `max_webhooks` others are being handled."""
+        cfg = self.config
+        if self._webhook_slots.locked():
+            return JSONResponse({"status": "error", "message": f"{cfg.max_webhooks} webhook calls are already being "
+                                 "handled; try again shortly"}, status_code=503, headers={"Retry-After": "1"})
+        async with self._webhook_slots:
+            try:
+                async with asyncio.timeout(cfg.webhook_read_timeout_s):
+                    raw = await _read_body(request, cfg.max_webhook_bytes)
+            except TimeoutError:
+                return JSONResponse({"status": "error", "message": "the request body did not arrive within "
+                                     f"{cfg.webhook_read_timeout_s:g} s"}, status_code=408)
+            if raw is None:
+                return JSONResponse({"status": "error", "message": f"body over {cfg.max_webhook_bytes} bytes"},
+                                    status_code=413)
+            return await self._handle_webhook(raw)
+
+    async def _handle_webhook(self, raw: bytes) -> JSONResponse:
         try:
-            body = _WebhookBody.validate_json(await request.body())
+            body = _WebhookBody.validate_json(raw)
         except ValidationError as exc:
             return JSONResponse({"status": "error", "message": _first_error(exc)}, status_code=400)
         if isinstance(body, _StopRequest):
@@ -374,12 +403,12 @@ class MentraApp:
         if not host_allowed(url, self.config.allowed_hosts):
             # the key would go to whoever named this URL (or travel in clear): refuse before connecting
             log.warning("mentra %s: refused WebSocket URL (not wss:// on an allowed host, nor ws:// on loopback)",
-                        body.sessionId)
+                        log_field(body.sessionId))
             return JSONResponse({"status": "error", "message": "WebSocket URL must be wss:// on an allowed MentraOS "
                                  "cloud host (ws:// only on loopback)"}, status_code=403)
         refused = self._over_bounds(body.sessionId)
         if refused:
-            log.warning("mentra %s: session request refused: %s", body.sessionId, refused)
+            log.warning("mentra %s: session request refused: %s", log_field(body.sessionId), refused)
             return JSONResponse({"status": "error", "message": refused}, status_code=429, headers={"Retry-After": "5"})
         await self.start_session(body.sessionId, url)
         return JSONResponse({"status": "success"})
@@ -409,7 +438,7 @@ class MentraApp:
         self.sessions[session.session_id] = session
         if old is not None and old is not session:
             log.info("mentra %s: the cloud acknowledged a new connection; closing the previous one",
-                     session.session_id)
+                     session.label)
             closing = asyncio.create_task(old.stop())
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
@@ -431,7 +460,7 @@ class MentraApp:
         for session in (self.sessions.get(session_id), *self.candidates.get(session_id, ())):
             if session is not None:
                 session.stop_requested = True
-        log.info("mentra %s: stop requested; the session ends when the cloud closes it", session_id)
+        log.info("mentra %s: stop requested; the session ends when the cloud closes it", log_field(session_id))
 
     async def stop_session(self, session_id: str) -> None:
         """Close the session's connections now (shutdown; not reachable from the webhook)."""
@@ -451,6 +480,18 @@ class MentraApp:
             await self.stop_session(session_id)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None once it passes `limit` bytes (nothing more is read then)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -237,3 +237,60 @@ async def test_a_redirect_within_the_named_host_is_followed() -> None:
             await app.wait_ready(SESSION, T)
         finally:
             await app.aclose()
+
+
+async def test_a_flood_of_slow_webhook_calls_is_refused_at_once_past_the_bound() -> None:
+    app = _app(max_webhooks=2, webhook_read_timeout_s=T)
+    api = FastAPI()
+    api.include_router(app.router)
+    release = asyncio.Event()
+    body = json.dumps(_session_request("ws://127.0.0.1:9/app-ws")).encode()
+
+    async def slow_body():
+        yield body[:10]
+        await release.wait()  # a caller that never finishes sending
+        yield body[10:]
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api), base_url="http://app") as client:
+        held = [asyncio.create_task(client.post("/webhook", content=slow_body())) for _ in range(2)]
+        await asyncio.sleep(0.1)
+        started = asyncio.get_running_loop().time()
+        r = await asyncio.wait_for(client.post("/webhook", json=_session_request("ws://127.0.0.1:9/app-ws")), T)
+        assert r.status_code == 503 and r.headers["Retry-After"] == "1", r.text
+        assert r.json()["message"] == "2 webhook calls are already being handled; try again shortly"
+        assert asyncio.get_running_loop().time() - started < 1
+        release.set()
+        assert [(await t).status_code for t in held] == [200, 200]
+    await app.aclose()
+
+
+async def test_a_webhook_body_that_never_arrives_frees_its_slot() -> None:
+    app = _app(max_webhooks=1, webhook_read_timeout_s=0.2)
+    api = FastAPI()
+    api.include_router(app.router)
+
+    async def stalled():
+        yield b'{"type": "session_request",'
+        await asyncio.Event().wait()
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api), base_url="http://app") as client:
+        r = await asyncio.wait_for(client.post("/webhook", content=stalled()), T)
+        assert r.status_code == 408 and "did not arrive within 0.2 s" in r.json()["message"]
+        r = await asyncio.wait_for(client.post("/webhook", content=b"x" * (65 * 1024)), T)
+        assert r.status_code == 413  # the slot is free again; an oversized body is not read whole
+    await app.aclose()
+
+
+async def test_a_client_chosen_session_id_reaches_the_log_as_one_bounded_line(caplog) -> None:
+    forged = "wearer-com.app\n2026-01-01 00:00:00 ERROR trendlens: key leaked\r\x1b[2J\u202e" + "x" * 5000
+    app = _app(max_sessions=0)
+    with caplog.at_level("INFO", logger="agent.display.mentra"):
+        assert (await _webhook(app, _session_request("ws://evil.example/app-ws", forged))).status_code == 403
+        assert (await _webhook(app, _session_request("ws://127.0.0.1:9/app-ws", forged))).status_code == 429
+        assert (await _webhook(app, {"type": "stop_request", "sessionId": forged})).status_code == 200
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 3
+    for line in lines:
+        assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\u202e" not in line, line
+        assert len(line) < 400 and "\\n2026-01-01" in line and "(+" in line
+    await app.aclose()

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from ...chat import Answer, Turn, answer_question
 from ...chat.suggest import MAX_FOLLOW_UPS
 from ...errors import TrendLensError
+from ...logs import log_field
 from ..deps import ApiKey, ChatDep, IndexDep
 from ..errors import ApiError, error_responses
 from ..schemas import LingzhuItem, LingzhuRequest
@@ -120,7 +121,7 @@ async def lingzhu(req: LingzhuRequest, chat: ChatDep, _: ApiKey) -> EventStream:
             return said.text, said.follow_ups
         except Exception as exc:  # noqa: BLE001 - the stream has started: say so in words, not with a status
             if isinstance(exc, TrendLensError):
-                log.warning("lingzhu answer failed: %s", exc)
+                log.warning("lingzhu answer failed: %s", log_field(exc))
             else:
                 log.exception("lingzhu answer failed")
             busy = ("现在有点忙，请稍后再问。" if not re.search(r"[A-Za-z]{3}", question)
