@@ -29,11 +29,16 @@ from .models import utcnow
 from .ranking.window import ConversationWindow
 from .store import Store
 
-__all__ = ["MAX_UTTERANCE_CHARS", "Session", "SessionManager", "SessionStore", "clean_utterance"]
+__all__ = ["MAX_LIVE", "MAX_LIVE_PER_OWNER", "MAX_UTTERANCE_CHARS", "Session", "SessionManager", "SessionStore",
+           "clean_utterance"]
 
 UTTERANCE_SECRET = "utterance_hmac"  # its row in install_secrets
 
 Frequency = Literal["low", "medium", "high"]
+MAX_LIVE = 10_000  # sessions held in memory at most, on this instance
+# sessions of one owner (an API key; the glasses platforms count as one) held in memory at most: a
+# key that makes more pushes out its own least recently used, never another key's
+MAX_LIVE_PER_OWNER = 1_000
 MAX_UTTERANCE_CHARS = 2000  # ~1 minute of fast speech; anything longer is not one utterance
 _RAW_CHARS = 2 * MAX_UTTERANCE_CHARS  # room for the spacing and control characters cleaning drops
 
@@ -109,16 +114,17 @@ class SessionStore(Protocol):
 
 
 class SessionManager:
-    def __init__(self, store: Store, policy: GatePolicy | None = None, *, max_live: int = 10_000,
-                 keep_text: bool = False) -> None:
+    def __init__(self, store: Store, policy: GatePolicy | None = None, *, max_live: int = MAX_LIVE,
+                 max_live_per_owner: int = MAX_LIVE_PER_OWNER, keep_text: bool = False) -> None:
         self.store = store
         self.policy = policy or GatePolicy()
-        self.max_live = max_live
+        self.max_live, self.max_live_per_owner = max_live, max_live_per_owner
         self.keep_text = keep_text  # store utterance words (the operator opted in); retention blanks them
         self._secret: bytes | None = None
         # least recently used first; an evicted session comes back from the store on its next
         # utterance, with a fresh (empty) conversation window
         self._live: OrderedDict[str, Session] = OrderedDict()
+        self._by_owner: dict[str | None, OrderedDict[str, None]] = {}  # the same ids per owner, in the same order
 
     def create(self, profile: str = "hud-web", frequency: Frequency = "medium", *,
                owner: str | None = None) -> tuple[Session, str]:
@@ -150,6 +156,7 @@ class SessionManager:
         live = self._live.get(session_id)
         if live is not None:
             self._live.move_to_end(session_id)
+            self._by_owner[live.owner].move_to_end(session_id)
         return live
 
     def get(self, session_id: str) -> Session | None:
@@ -167,10 +174,27 @@ class SessionManager:
                      owner: str | None = None) -> Session:
         session = Session(id=session_id, profile=profile, frequency=frequency, token_hash=token_hash, owner=owner,
                           gate=SessionGate(policy=self.policy.with_frequency(frequency)))
+        self._drop(session_id)
         self._live[session_id] = session
+        mine = self._by_owner.setdefault(owner, OrderedDict())
+        mine[session_id] = None
+        while len(mine) > self.max_live_per_owner:
+            self._drop(next(iter(mine)))
         while len(self._live) > self.max_live:
-            self._live.popitem(last=False)
+            # the owner holding the most pays, so a key with few sessions keeps them however many
+            # another key makes
+            largest = max(self._by_owner.values(), key=len)
+            self._drop(next(iter(largest)))
         return session
+
+    def _drop(self, session_id: str) -> None:
+        session = self._live.pop(session_id, None)
+        if session is None:
+            return
+        mine = self._by_owner[session.owner]
+        del mine[session_id]
+        if not mine:
+            del self._by_owner[session.owner]
 
     def __len__(self) -> int:
         return len(self._live)
@@ -194,7 +218,7 @@ class SessionManager:
         with self.store.transaction() as db:
             # a session erased meanwhile (on this instance or another) records nothing more
             if not db.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchall():
-                self._live.pop(session.id, None)
+                self._drop(session.id)
                 return
             db.execute(
                 "INSERT INTO decisions (session_id, at, utterance, utterance_hmac, utterance_chars, show, reason, "
@@ -210,13 +234,13 @@ class SessionManager:
             found = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
             db.execute("DELETE FROM decisions WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM workflow_runs WHERE session_id = ?", (session_id,))
-        self._live.pop(session_id, None)
+        self._drop(session_id)
         self.store.checkpoint()
         return found
 
     def forget(self, session_id: str) -> None:
         """Drop the session from this instance's memory (erased elsewhere: the rows are gone already)."""
-        self._live.pop(session_id, None)
+        self._drop(session_id)
 
     def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]:
         sql = "SELECT * FROM decisions WHERE session_id = ?" + (" AND show = 1" if shown_only else "")
