@@ -43,6 +43,7 @@ from .live import LiveLoop, LiveResult
 from .llm import LlmConfig
 from .metrics import Metrics
 from .model_loading import EmbedderFactory, fixed_embedder, load_ranker
+from .notify import Notifier
 from .ranking import Embedder, build_embedder
 from .resources import workflows_dir
 from .scheduling import FetchJob
@@ -96,6 +97,7 @@ class Runtime:
     router: DisplayRouter
     mentra: MentraApp | None  # the MentraOS app server, when that display is configured
     deps: PartsDeps  # all that workflow steps (`StepDeps`) and the chat (`ChatDeps`) see
+    notifier: Notifier  # push channels (TRENDLENS_NOTIFY_URLS): the digest and watch alerts
     engine: WorkflowEngine
     live: LiveLoop
     make_embedder: EmbedderFactory  # the model is made in `start`, off the event loop
@@ -129,8 +131,9 @@ class Runtime:
 
         displays, mentra = build_displays(settings, hud, on_transcript=on_transcript)
         router = DisplayRouter(displays)
+        notifier = Notifier.from_settings(settings, metrics)
         deps = PartsDeps(store=store, data_dir=settings.store.data_dir, index=index, composer=composer,
-                         router=router, fetch_job=fetch_job)
+                         router=router, fetch_job=fetch_job, notifier=notifier)
         engine = WorkflowEngine(deps, settings.live.workflows_dir or workflows_dir())
         redis_url = settings.store.redis_url
         shared = RedisSessionState(redis_url.get_secret_value()) if redis_url is not None else None
@@ -138,7 +141,7 @@ class Runtime:
         _watch(metrics, sessions, index)
         return cls(settings=settings, store=store, metrics=metrics, sessions=sessions, hud=hud, index=index,
                    collector=collector, fetch_job=fetch_job, composer=composer, router=router, mentra=mentra,
-                   deps=deps, engine=engine, live=live,
+                   deps=deps, notifier=notifier, engine=engine, live=live,
                    make_embedder=fixed_embedder(embedder) if embedder is None or isinstance(embedder, Embedder)
                    else embedder)
 
@@ -162,6 +165,7 @@ class Runtime:
         if ranker is not None and ranker.batcher is not None:
             ranker.batcher.close()
         await asyncio.to_thread(self.fetch_job.locks.close)
+        self.notifier.close()
 
     # -- what spans parts ------------------------------------------------------
     async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,

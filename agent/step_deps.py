@@ -16,6 +16,7 @@ from .captions.composer import CaptionComposer
 from .captions.templates import CaptionLang
 from .display.router import DisplayRouter
 from .llm import LlmConfig
+from .notify import Message, Notifier
 from .ranking import Ranked, RankQuery
 from .scheduling import FetchJob
 from .store import Store
@@ -36,6 +37,7 @@ class PartsDeps:
     composer: CaptionComposer
     router: DisplayRouter
     fetch_job: FetchJob
+    notifier: Notifier
 
     async def fetch(self, sources: Sequence[str] | None) -> dict[str, str]:
         outcomes = await self.fetch_job.run(sources)  # the collector's listeners re-index afterwards
@@ -73,3 +75,6 @@ class PartsDeps:
 
     async def push(self, item: Any, *, display: str = "session") -> list[str]:
         return await self.router.push(item, display=display)
+
+    async def notify(self, message: Message) -> list[str]:
+        return [d.channel for d in await self.notifier.send(message) if d.ok]

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from ..captions.caption import Caption
 from ..captions.templates import CaptionLang
+from ..notify import Message
 from ..ranking import Ranked, RankQuery
 from ..store import Store
 from ..stories import Story
@@ -45,3 +46,7 @@ class StepDeps(Protocol):
     async def gloss(self, title: str, context: str, *, timeout_s: float) -> str | None: ...
 
     async def push(self, item: Any, *, display: str = "session") -> list[str]: ...
+
+    async def notify(self, message: Message) -> list[str]:
+        """`message` to every push channel (TRENDLENS_NOTIFY_URLS); the channels that took it."""
+        ...

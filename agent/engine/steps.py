@@ -202,6 +202,8 @@ class DigestParams(_Params):
     since_hours: float = Field(default=24, gt=0)
     format: Literal["md", "html", "json"] = "md"
     path: str | None = Field(default=None, description="file to write, relative to the data dir; may use {date}")
+    notify: int = Field(default=10, ge=0, le=50, description=(
+        "push the top this-many stories to the push channels (TRENDLENS_NOTIFY_URLS) as one message; 0: none"))
 
 
 async def digest(ctx: RunContext, _: Start | Fetched, p: DigestParams) -> tuple[DigestMade, str]:
@@ -212,13 +214,19 @@ async def digest(ctx: RunContext, _: Start | Fetched, p: DigestParams) -> tuple[
                                 since_hours=p.since_hours, clusters=ctx.deps.cluster_list() or None)
     rendered = render_digest(d, p.format)
     made = DigestMade(d, rendered)
+    pushed = ""
+    if p.notify:
+        from ..notify import digest_message
+
+        channels = await ctx.deps.notify(digest_message(d, limit=p.notify, lang=p.lang or "zh"))
+        pushed = f"; pushed to {', '.join(channels)}" if channels else ""
     if p.path:
         target = ctx.deps.data_dir / p.path.format(date=utcnow().date().isoformat())
         if not target.resolve().is_relative_to(ctx.deps.data_dir.resolve()):
             raise ConfigError(f"digest path {p.path!r} leaves the data directory")
         await asyncio.to_thread(_write, target, rendered)
-        return made, f"{len(d.items)} items → {target}"
-    return made, f"{len(d.items)} items"
+        return made, f"{len(d.items)} items → {target}{pushed}"
+    return made, f"{len(d.items)} items{pushed}"
 
 
 def _write(path: Path, text: str) -> None:

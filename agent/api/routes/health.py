@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ...collect import SYNTHETIC
-from ..deps import CollectorDep, IndexDep, MetricsDep, StoreDep
+from ..deps import CollectorDep, IndexDep, MetricsDep, RuntimeDep, StoreDep
 
 router = APIRouter(tags=["ops"])
 
@@ -22,7 +22,7 @@ async def healthz() -> dict:
                                "not loaded",
             responses={503: {"description": "Not started yet: the same body, with the reasons",
                              "content": {"application/json": {"schema": {"type": "object"}}}}})
-async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep) -> JSONResponse:
+async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep, runtime: RuntimeDep) -> JSONResponse:
     health = await asyncio.to_thread(store.health)
     # a source switched off for want of credentials is configuration, not a failure
     failing = sorted(h.source for h in health if h.consecutive_failures > 0 and h.last_error_kind != "disabled")
@@ -39,11 +39,15 @@ async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep) -> J
         reasons.append(f"replaying the {SYNTHETIC}, not live data ({replaying})")
     if not index.stored:
         reasons.append("no topics yet")
+    # a channel is named by its scheme and place (`tgram#1`): its URL holds its secret
+    channels_failing = runtime.notifier.failing()
+    if channels_failing:
+        reasons.append(f"push channels failing: {', '.join(channels_failing)}")
     status = "ready" if not reasons else "degraded"
     body = {"status": status, "reasons": reasons, "topics": len(index.stored),
             "model": index.model_name, "replaying_fixtures": collector.replaying,
             "data": SYNTHETIC if replaying else "live",
-            "sources_failing": failing}
+            "sources_failing": failing, "notify": [h.public() for h in runtime.notifier.health()]}
     # degraded still serves (lexical ranking, last good snapshots): 200 keeps it in rotation
     return JSONResponse(body, status_code=503 if index.ranker is None else 200)
 

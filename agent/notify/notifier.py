@@ -1,0 +1,110 @@
+"""The notifier: one message to every channel at once, each retried with back-off on its own.
+
+A channel that fails (a wrong token, a service down) is retried `retries` times, waiting `backoff_s`,
+then twice that, …; meanwhile the other channels have long been served, since every channel is sent
+to in its own thread. Its failures are counted in its `ChannelHealth` (read by /readyz) and in
+`trendlens_notify_total{channel, outcome}`; the caller is told which channels got the message and
+never gets an exception for a channel that did not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import apprise
+from pydantic import SecretStr
+
+from .channel import Channel, ChannelHealth, SecretFilter, secrets_of
+from .message import Message
+
+if TYPE_CHECKING:
+    from ..metrics import Metrics
+    from ..settings import Settings
+
+__all__ = ["Delivery", "Notifier"]
+
+log = logging.getLogger("trendlens.notify")
+# The loggers that see a channel's URL while sending: apprise's own and the HTTP pool under it
+# (requests → urllib3 logs each request's path, where webhook keys live).
+_SENDING_LOGGERS = ("apprise", "urllib3.connectionpool")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Delivery:
+    channel: str
+    ok: bool
+    attempts: int
+
+
+class Notifier:
+    def __init__(self, urls: Sequence[str | SecretStr], *, retries: int = 3, backoff_s: float = 2.0,
+                 metrics: Metrics | None = None,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        plain = [u.get_secret_value() if isinstance(u, SecretStr) else u for u in urls]
+        # before the channels are parsed: apprise logs each URL as it loads it
+        self._filter = SecretFilter(set().union(*(secrets_of(u) for u in plain)))
+        for name in _SENDING_LOGGERS:
+            logging.getLogger(name).addFilter(self._filter)
+        try:
+            self.channels = [Channel.parse(url, n) for n, url in enumerate(plain, 1)]
+        except BaseException:
+            self.close()
+            raise
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self._sleep = sleep
+        self._counter = None
+        if metrics is not None:
+            from ..metrics import Counter
+
+            self._counter = Counter("trendlens_notify_total", "Push notifications by channel and outcome",
+                                    ("channel", "outcome"), metrics.registry)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, metrics: Metrics | None = None) -> Notifier:
+        n = settings.notify
+        return cls(n.notify_urls, retries=n.notify_retries, backoff_s=n.notify_backoff_s, metrics=metrics)
+
+    def __bool__(self) -> bool:
+        return bool(self.channels)
+
+    def health(self) -> list[ChannelHealth]:
+        return [c.health() for c in self.channels]
+
+    def failing(self) -> list[str]:
+        return [c.name for c in self.channels if c.consecutive_failures > 0]
+
+    async def send(self, message: Message) -> list[Delivery]:
+        """`message` to every channel; each channel's outcome, in the configured order."""
+        return list(await asyncio.gather(*(self._deliver(c, message) for c in self.channels)))
+
+    async def _deliver(self, channel: Channel, message: Message) -> Delivery:
+        for attempt in range(1, self.retries + 2):
+            ok = await asyncio.to_thread(_send_once, channel, message)
+            channel.record(ok)
+            if self._counter is not None:
+                self._counter.inc(channel.name, "ok" if ok else "failed")
+            if ok:
+                return Delivery(channel=channel.name, ok=True, attempts=attempt)
+            if attempt <= self.retries:
+                wait = self.backoff_s * 2 ** (attempt - 1)
+                log.warning("notify %s: attempt %d failed; retrying in %.1fs", channel.name, attempt, wait)
+                await self._sleep(wait)
+        log.warning("notify %s: gave up after %d attempts", channel.name, self.retries + 1)
+        return Delivery(channel=channel.name, ok=False, attempts=self.retries + 1)
+
+    def close(self) -> None:
+        for name in _SENDING_LOGGERS:
+            logging.getLogger(name).removeFilter(self._filter)
+
+
+def _send_once(channel: Channel, message: Message) -> bool:
+    sender = apprise.Apprise()
+    sender.add(channel.plugin)
+    body, fmt = ((message.markdown, apprise.NotifyFormat.MARKDOWN) if channel.markdown
+                 else (message.text, apprise.NotifyFormat.TEXT))
+    return bool(sender.notify(body=body, title=message.title, body_format=fmt))
