@@ -53,6 +53,7 @@ from .shared_sessions import RedisSessionState
 from .step_deps import PartsDeps
 from .store import Store, open_store
 from .topic_index import TopicIndex
+from .watch import Watcher, WatchLists
 
 __all__ = ["Runtime", "UtteranceResult"]
 
@@ -98,6 +99,7 @@ class Runtime:
     mentra: MentraApp | None  # the MentraOS app server, when that display is configured
     deps: PartsDeps  # all that workflow steps (`StepDeps`) and the chat (`ChatDeps`) see
     notifier: Notifier  # push channels (TRENDLENS_NOTIFY_URLS): the digest and watch alerts
+    watcher: Watcher  # watch lists (the operator's and each key's), checked after every fetch cycle
     engine: WorkflowEngine
     live: LiveLoop
     make_embedder: EmbedderFactory  # the model is made in `start`, off the event loop
@@ -132,6 +134,8 @@ class Runtime:
         displays, mentra = build_displays(settings, hud, on_transcript=on_transcript)
         router = DisplayRouter(displays)
         notifier = Notifier.from_settings(settings, metrics)
+        watcher = Watcher(index, notifier, WatchLists.from_settings(settings))
+        collector.listeners.append(watcher.after_cycle)  # after the index's: it reads the new stories
         deps = PartsDeps(store=store, data_dir=settings.store.data_dir, index=index, composer=composer,
                          router=router, fetch_job=fetch_job, notifier=notifier)
         engine = WorkflowEngine(deps, settings.live.workflows_dir or workflows_dir())
@@ -141,7 +145,7 @@ class Runtime:
         _watch(metrics, sessions, index)
         return cls(settings=settings, store=store, metrics=metrics, sessions=sessions, hud=hud, index=index,
                    collector=collector, fetch_job=fetch_job, composer=composer, router=router, mentra=mentra,
-                   deps=deps, notifier=notifier, engine=engine, live=live,
+                   deps=deps, notifier=notifier, watcher=watcher, engine=engine, live=live,
                    make_embedder=fixed_embedder(embedder) if embedder is None or isinstance(embedder, Embedder)
                    else embedder)
 
@@ -166,6 +170,7 @@ class Runtime:
             ranker.batcher.close()
         await asyncio.to_thread(self.fetch_job.locks.close)
         self.notifier.close()
+        self.watcher.lists.close()
 
     # -- what spans parts ------------------------------------------------------
     async def handle_utterance(self, session: Session, text: Any, *, final: bool = True,

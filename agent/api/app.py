@@ -22,7 +22,7 @@ from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .mcp import McpEndpoint
 from .redis_limiter import RedisRateLimiter
-from .routes import chat, digest, health, hud, lingzhu, sessions, topics, workflows
+from .routes import chat, digest, health, hud, lingzhu, sessions, topics, watch, workflows
 from .security import KeyRing, RateLimiter
 from .throttle import KeyLimiter
 
@@ -104,7 +104,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.add_middleware(CORSMiddleware, allow_origins=server.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
-    for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health):
+    for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health, watch):
         app.include_router(module.router)
     app.router.routes.append(mcp.route)
     return app

@@ -1,0 +1,62 @@
+"""/v1/watch and /v1/alerts: each key's own watch list, its own push channels and the alerts it got.
+
+The list is written as `TRENDLENS_WATCH` is (`机器人 !广告; 关税 +美国`, see agent/watch/rules.py);
+a key's channels are apprise URLs, named back only by scheme and place (`tgram#1`), never shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from ...errors import ConfigError
+from ...watch import Watcher
+from ...watch.lists import Owner
+from ..deps import ApiKey, RuntimeDep
+from ..errors import AUTHED_ERRORS, ApiError
+from ..ingest_rules import key_id
+
+router = APIRouter(prefix="/v1", tags=["watch"], responses=AUTHED_ERRORS)
+
+
+class WatchIn(BaseModel):
+    watch: str = Field(max_length=10_000, description="groups: `;` or new lines between them, spaces between "
+                                                      "words; +word required, !word excluded, /regex/, @N, ^N")
+    notify_urls: list[str] = Field(default_factory=list, max_length=10, description=(
+        "apprise URLs this key's alerts go to (none: only GET /v1/alerts)"))
+
+
+class WatchOut(BaseModel):
+    watch: str
+    groups: list[str]
+    channels: list[str] = Field(description="the channels by scheme and place; their URLs are never shown")
+
+
+def _out(owner: Owner | None) -> WatchOut:
+    if owner is None:
+        return WatchOut(watch="", groups=[], channels=[])
+    channels = [c.name for c in owner.notifier.channels] if owner.notifier else []
+    return WatchOut(watch=owner.text, groups=[g.name for g in owner.groups], channels=channels)
+
+
+@router.put("/watch", summary="Set this key's watch list and push channels")
+async def put_watch(body: WatchIn, key: ApiKey, runtime: RuntimeDep) -> WatchOut:
+    watcher: Watcher = runtime.watcher
+    try:
+        owner = await asyncio.to_thread(watcher.lists.set, key_id(key), body.watch, body.notify_urls)
+    except ConfigError as exc:
+        raise ApiError(422, str(exc), param="watch") from None
+    return _out(owner)
+
+
+@router.get("/watch", summary="This key's watch list")
+async def get_watch(key: ApiKey, runtime: RuntimeDep) -> WatchOut:
+    return _out(runtime.watcher.lists.owners.get(key_id(key)))
+
+
+@router.get("/alerts", summary="The alerts this key's watch list raised, newest first")
+async def alerts(key: ApiKey, runtime: RuntimeDep) -> dict:
+    owner = runtime.watcher.lists.owners.get(key_id(key))
+    return {"items": [a.public() for a in reversed(owner.alerts)] if owner else []}

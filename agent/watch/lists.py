@@ -1,0 +1,125 @@
+"""Whose watch lists there are: the operator's (`TRENDLENS_WATCH`, or a `watch.yaml`) and each API
+key's own (`PUT /v1/watch`), each with the alerts it was sent and, for a key, its own channels.
+
+A key's list is kept in `<data dir>/watch/<key id>.json` (its channel URLs are secrets, as the store
+is) and read back at start; the alerts are kept in memory, the newest `ALERTS_KEPT` per owner.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ..errors import ConfigError
+from ..notify import Notifier
+from .rules import WatchGroup, parse_watch
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+__all__ = ["ALERTS_KEPT", "OPERATOR", "Alert", "Owner", "WatchLists", "watch_text"]
+
+OPERATOR = "operator"
+ALERTS_KEPT = 200
+log = logging.getLogger("trendlens.watch")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Alert:
+    group: str
+    story_id: str
+    title: str
+    places: tuple[tuple[str, int | None], ...]
+    url: str | None
+    again: bool  # sent again because the story reached more platforms
+    at: datetime
+
+    def public(self) -> dict[str, Any]:
+        return {"group": self.group, "story_id": self.story_id, "title": self.title,
+                "platforms": [{"platform": s, "rank": r} for s, r in self.places], "url": self.url,
+                "again": self.again, "at": self.at.isoformat()}
+
+
+@dataclass
+class Owner:
+    """One owner's list: its text as written, its groups, its channels (None: the operator's)."""
+
+    text: str
+    groups: list[WatchGroup]
+    notifier: Notifier | None = None
+    urls: list[str] = field(default_factory=list)
+    alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
+
+
+def watch_text(settings: Settings) -> str:
+    """The operator's groups: TRENDLENS_WATCH, else the watch file (YAML `groups: [...]` or a
+    TrendRadar `frequency_words.txt`), else none."""
+    n = settings.notify
+    if n.watch:
+        return n.watch
+    path = n.watch_file or Path("watch.yaml")
+    if not path.is_file():
+        if n.watch_file is not None:
+            raise ConfigError(f"watch file {str(path)!r} (TRENDLENS_WATCH_FILE) does not exist")
+        return ""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"watch file {str(path)!r} is not valid YAML: {exc}") from None
+        groups = data.get("groups") if isinstance(data, dict) else data
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise ConfigError(f"watch file {str(path)!r}: expected `groups:` holding a list of lines")
+        return "\n".join(groups)
+    return text
+
+
+class WatchLists:
+    def __init__(self, operator_text: str, *, folder: Path | None = None) -> None:
+        self.owners: dict[str, Owner] = {}
+        self.folder = folder
+        if operator_text.strip():
+            self.owners[OPERATOR] = Owner(text=operator_text, groups=parse_watch(operator_text))
+        if folder is not None and folder.is_dir():
+            for path in sorted(folder.glob("*.json")):
+                try:
+                    saved = json.loads(path.read_text(encoding="utf-8"))
+                    self.set(path.stem, saved["watch"], saved.get("notify_urls") or [], persist=False)
+                except (OSError, ValueError, KeyError, TypeError, ConfigError) as exc:
+                    log.warning("watch list %s not loaded: %s", path.name, type(exc).__name__)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> WatchLists:
+        return cls(watch_text(settings), folder=settings.store.data_dir / "watch")
+
+    def set(self, owner: str, text: str, urls: list[str], *, persist: bool = True) -> Owner:
+        """Replace `owner`'s list (ConfigError for a mistake in it, before anything changes)."""
+        groups = parse_watch(text)
+        notifier = Notifier(urls) if urls else None
+        old = self.owners.get(owner)
+        if old is not None and old.notifier is not None:
+            old.notifier.close()
+        held = Owner(text=text, groups=groups, notifier=notifier, urls=list(urls),
+                     alerts=old.alerts if old else deque(maxlen=ALERTS_KEPT))
+        self.owners[owner] = held
+        if persist and self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / f"{owner}.json"
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"watch": text, "notify_urls": urls}, ensure_ascii=False), encoding="utf-8")
+            tmp.chmod(0o600)  # it holds the key's channel secrets
+            tmp.replace(path)
+        return held
+
+    def close(self) -> None:
+        for owner in self.owners.values():
+            if owner.notifier is not None:
+                owner.notifier.close()

@@ -1,0 +1,24 @@
+"""Whether a story's titles hold a watch group's words: Chinese by substring, English by word."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from .rules import WatchGroup
+
+__all__ = ["group_matches", "story_text"]
+
+
+def story_text(titles: Iterable[str]) -> str:
+    """Every title of a story (each platform words it its own way, in its own language), folded once."""
+    return "\n".join(unicodedata.normalize("NFKC", t).casefold() for t in titles)
+
+
+def group_matches(group: WatchGroup, text: str) -> bool:
+    """`text` from `story_text`: any plain word (when there are any), every `+` word, no `!` word."""
+    if group.any_of and not any(t.pattern.search(text) for t in group.any_of):
+        return False
+    if not all(t.pattern.search(text) for t in group.required):
+        return False
+    return not any(t.pattern.search(text) for t in group.excluded)

@@ -1,0 +1,97 @@
+"""A watch list as written: groups of words, one group per line or `;` (`机器人 !广告; 关税 +美国`).
+
+TrendRadar's `frequency_words.txt` is read too: when the text holds a blank line, blank lines part
+the groups and each line is a word of its group, as there. In a group:
+
+- `word`: any one of the group's plain words must appear (none written: the `+` words suffice);
+- `+word`: must appear; `!word`: must not;
+- `/regex/`: a word written as a regular expression (case-blind; `\\s`, not a space, since spaces part words);
+- `@N`: at most N alerts of this group per fetch cycle (TrendRadar's cap on a group's items);
+- `^N`: alert a story once more when it reaches N platforms (it grew from 2 to 4: `^4`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+
+__all__ = ["MAX_GROUPS", "Term", "WatchGroup", "parse_watch"]
+
+MAX_GROUPS = 100  # one key's lists are checked against every story after every cycle: bounded
+MAX_TERMS = 30
+MAX_TERM_CHARS = 100
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str  # as written, without its mark
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def of(cls, text: str) -> Term:
+        if len(text) > 2 and text.startswith("/") and text.endswith("/"):
+            try:
+                return cls(text, re.compile(text[1:-1], re.I))
+            except re.error as exc:
+                raise ConfigError(f"watch: {text!r} is not a regular expression ({exc})") from None
+        folded = text.casefold()
+        if _CJK.search(folded):  # Chinese (and Japanese, Korean) has no spaces between words: a substring
+            return cls(text, re.compile(re.escape(folded)))
+        # English by whole word: "mac" is not in "machine"
+        return cls(text, re.compile(r"(?<![\w])" + re.escape(folded) + r"(?![\w])"))
+
+
+@dataclass(frozen=True)
+class WatchGroup:
+    name: str  # the group as a person reads it, e.g. "机器人 !广告"
+    any_of: tuple[Term, ...]
+    required: tuple[Term, ...] = ()
+    excluded: tuple[Term, ...] = ()
+    cap: int | None = None  # @N
+    again_at: int | None = None  # ^N
+
+
+def _group(words: list[str]) -> WatchGroup | None:
+    any_of: list[Term] = []
+    required: list[Term] = []
+    excluded: list[Term] = []
+    cap = again = None
+    for word in words[:MAX_TERMS]:
+        if len(word) > MAX_TERM_CHARS:
+            raise ConfigError(f"watch: a word of more than {MAX_TERM_CHARS} characters ({word[:20]!r}…)")
+        if re.fullmatch(r"@\d{1,4}", word):
+            cap = int(word[1:]) or None
+        elif re.fullmatch(r"\^\d{1,3}", word):
+            again = int(word[1:]) or None
+        elif word[0] == "+" and len(word) > 1:
+            required.append(Term.of(word[1:]))
+        elif word[0] == "!" and len(word) > 1:
+            excluded.append(Term.of(word[1:]))
+        else:
+            any_of.append(Term.of(word))
+    if not any_of and not required:
+        return None  # only exclusions or caps: nothing to look for
+    return WatchGroup(name=" ".join(w for w in words if not re.fullmatch(r"[@^]\d+", w)), any_of=tuple(any_of),
+                      required=tuple(required), excluded=tuple(excluded), cap=cap, again_at=again)
+
+
+def parse_watch(text: str) -> list[WatchGroup]:
+    """The groups of a watch list; a mistake (a broken regex, too many groups) is a ConfigError."""
+    lines = [line.split("#", 1)[0] if line.lstrip().startswith("#") else line for line in text.splitlines()]
+    if any(not line.strip() for line in lines) and sum(bool(line.strip()) for line in lines) > 1:
+        # TrendRadar's file: blank lines part groups, each line holds one word of its group
+        blocks: list[list[str]] = [[]]
+        for line in lines:
+            if line.strip():
+                blocks[-1].extend(line.split())
+            elif blocks[-1]:
+                blocks.append([])
+    else:
+        blocks = [part.split() for line in lines for part in line.split(";")]
+    groups = [g for g in (_group(b) for b in blocks if b) if g is not None]
+    if len(groups) > MAX_GROUPS:
+        raise ConfigError(f"watch: {len(groups)} groups; at most {MAX_GROUPS}")
+    return groups

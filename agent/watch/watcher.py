@@ -1,0 +1,107 @@
+"""After each fetch cycle, every owner's groups against every current story: one alert per story per
+group, to the owner's channels (the operator's: TRENDLENS_NOTIFY_URLS) and its `GET /v1/alerts`.
+
+A story is the cross-platform story the index groups (one event on Weibo, Zhihu and Baidu is one
+story), so the same event seen on a second platform is not a second alert; a group with `^N` alerts
+once more when its story reaches N platforms.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..links import safe_link
+from ..models import Topic, utcnow
+from ..notify import Notifier, alert_message
+from ..notify.message import Story
+from .lists import OPERATOR, Alert, WatchLists
+from .matching import group_matches, story_text
+
+if TYPE_CHECKING:
+    from ..topic_index import TopicIndex
+
+__all__ = ["Watcher"]
+
+SEEN_KEPT = 50_000  # (owner, group, story) pairs remembered; the oldest go first
+
+
+@dataclass(frozen=True)
+class _Story:
+    id: str
+    members: tuple[Topic, ...]
+
+    @property
+    def platforms(self) -> set[str]:
+        return {t.source for t in self.members}
+
+
+class Watcher:
+    def __init__(self, index: TopicIndex, notifier: Notifier, lists: WatchLists) -> None:
+        self.index = index
+        self.notifier = notifier
+        self.lists = lists
+        # (owner, group name, story id) → platforms it had when last alerted
+        self._seen: OrderedDict[tuple[str, str, str], int] = OrderedDict()
+
+    async def after_cycle(self, outcomes: Sequence[object]) -> None:
+        """The collector's listener (after the index's): alert what this cycle shows first."""
+        await self.check()
+
+    async def check(self) -> list[tuple[str, Alert]]:
+        """Send the alerts due now; (owner, alert) for each."""
+        sent: list[tuple[str, Alert]] = []
+        for owner, alert in self.scan():
+            held = self.lists.owners[owner]
+            held.alerts.append(alert)
+            channels = held.notifier if owner != OPERATOR else self.notifier
+            if channels:
+                story = Story(title=alert.title, places=alert.places, url=alert.url)
+                await channels.send(alert_message(story, group=alert.group, again=alert.again))
+            sent.append((owner, alert))
+        return sent
+
+    def stories(self) -> list[_Story]:
+        grouped: dict[str, list[Topic]] = {}
+        for stored in self.index.stored.values():
+            grouped.setdefault(self.index.story_key(stored.topic.id), []).append(stored.topic)
+        return [_Story(key, tuple(sorted(members, key=lambda t: (t.rank or 10**6, t.id))))
+                for key, members in grouped.items()]
+
+    def scan(self) -> list[tuple[str, Alert]]:
+        """The alerts due now, each owner's and group's; marks them sent."""
+        stories = self.stories()
+        texts = {s.id: story_text(t.title for t in s.members) for s in stories}
+        due: list[tuple[str, Alert]] = []
+        now = utcnow()
+        for owner, held in list(self.lists.owners.items()):
+            for group in held.groups:
+                count = 0
+                for story in stories:
+                    if group.cap is not None and count >= group.cap:
+                        break
+                    if not group_matches(group, texts[story.id]):
+                        continue
+                    key = (owner, group.name, story.id)
+                    n = len(story.platforms)
+                    before = self._seen.get(key)
+                    again = before is not None
+                    if before is not None and not (group.again_at and before < group.again_at <= n):
+                        continue
+                    self._remember(key, n)
+                    lead = story.members[0]
+                    places = tuple(sorted(((t.source, t.rank) for t in story.members),
+                                          key=lambda p: p[1] or 10**6))
+                    due.append((owner, Alert(group=group.name, story_id=story.id, title=lead.title, places=places,
+                                             url=next((u for t in story.members if (u := safe_link(t))), None),
+                                             again=again, at=now)))
+                    count += 1
+        return due
+
+    def _remember(self, key: tuple[str, str, str], platforms: int) -> None:
+        self._seen[key] = platforms
+        self._seen.move_to_end(key)
+        while len(self._seen) > SEEN_KEPT:
+            self._seen.popitem(last=False)

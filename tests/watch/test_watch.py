@@ -1,0 +1,129 @@
+"""Watch lists: the words people write, matched as they mean them, one alert per story per group."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.errors import ConfigError
+from agent.models import Topic
+from agent.notify import Notifier
+from agent.ranking import HashEmbedder
+from agent.runtime import Runtime
+from agent.settings import Settings
+from agent.watch import Watcher, WatchLists, group_matches, parse_watch
+from agent.watch.matching import story_text
+from tests.notify.receiver import receiver
+
+
+def matches(rule: str, *titles: str) -> bool:
+    [group] = parse_watch(rule)
+    return group_matches(group, story_text(titles))
+
+
+def test_groups_are_parted_by_semicolons_or_lines_and_words_by_spaces() -> None:
+    groups = parse_watch("机器人 !广告; 关税 +美国\nAI @3 ^4")
+    assert [g.name for g in groups] == ["机器人 !广告", "关税 +美国", "AI"]
+    assert (groups[2].cap, groups[2].again_at) == (3, 4)
+
+
+def test_trendradar_files_part_groups_by_blank_lines() -> None:
+    groups = parse_watch("# my words\n华为\n+手机\n!广告\n\n苹果\niPhone\n")
+    assert [g.name for g in groups] == ["华为 +手机 !广告", "苹果 iPhone"]
+
+
+def test_chinese_by_substring_english_by_whole_word() -> None:
+    assert matches("机器人", "人形机器人跳舞")
+    assert not matches("mac", "A new machine learning model")
+    assert matches("mac", "Apple updates the Mac mini")
+    assert matches("OpenAI", "openai ships a model")  # case-blind
+
+
+def test_required_and_excluded_words_in_any_title_of_the_story() -> None:
+    assert matches("关税 +美国", "美国宣布加征关税")
+    assert not matches("关税 +美国", "欧盟关税新规")
+    assert matches("关税 +美国", "欧盟关税新规", "US tariffs: 美国回应")  # another platform's title
+    assert not matches("机器人 !广告", "机器人广告刷屏")
+    assert matches(r"/iphone\s?1[67]/", "iPhone 17 发布")  # words part at spaces: a regex holds none
+
+
+def test_a_broken_regex_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="regular expression"):
+        parse_watch("/[unclosed/")
+
+
+def topic(source: str, n: int, title: str) -> Topic:
+    return Topic(source=source, item_id=str(n), title=title, rank=n, url=f"https://s.weibo.com/weibo?q={n}")
+
+
+class FakeIndex:
+    """The two things the watcher reads of the topic index: current topics and their story."""
+
+    def __init__(self) -> None:
+        self.stored: dict[str, object] = {}
+        self.stories: dict[str, str] = {}
+
+    def hold(self, *topics: Topic, story: str | None = None) -> None:
+        for t in topics:
+            self.stored[t.id] = type("Stored", (), {"topic": t})()
+            self.stories[t.id] = story or t.id
+
+    def story_key(self, topic_id: str) -> str:
+        return self.stories[topic_id]
+
+
+async def test_one_alert_per_story_per_group_and_once_more_when_it_spreads() -> None:
+    index = FakeIndex()
+    lists = WatchLists("机器人 ^3; 关税 !广告")
+    watcher = Watcher(index, Notifier([]), lists)  # type: ignore[arg-type]
+    index.hold(topic("weibo", 1, "机器人春晚扭秧歌"), topic("zhihu", 4, "如何看待春晚机器人"), story="s1")
+    index.hold(topic("baidu", 2, "关税广告"))
+    first = await watcher.check()
+    assert [(a.group, a.story_id, a.again) for _, a in first] == [("机器人", "s1", False)]
+    assert await watcher.check() == []  # the same story next cycle: nothing
+    index.hold(topic("douyin", 7, "机器人扭秧歌"), story="s1")
+    [(_, again)] = await watcher.check()
+    assert again.again and {p for p, _ in again.places} == {"weibo", "zhihu", "douyin"}
+    assert await watcher.check() == []
+
+
+def test_watch_words_on_the_served_lists_alert_once_per_story_within_a_cycle_and_never_for_a_bang_word(
+        tmp_path) -> None:
+    async def run(watch: str) -> tuple[list[dict], int]:
+        with receiver() as r:
+            rt = Runtime.build(Settings(data_dir=tmp_path / watch[:2], offline=True, notify_urls=r.url(),
+                                        watch=watch), embedder=HashEmbedder())
+            await rt.start()
+            await rt.collector.cycle()  # one fetch cycle: the listener re-indexes, then alerts
+            stories = {a.story_id for _, a in rt.watcher.scan()}  # nothing is due twice
+            matched = len({rt.index.story_key(s.topic.id) for s in rt.index.stored.values()
+                           if "春晚" in s.topic.title})
+            await rt.aclose()
+        assert not stories
+        return r.bodies(), matched
+
+    bodies, matched = asyncio.run(run("春晚"))
+    assert matched and len(bodies) == matched and all("春晚" in b["title"] for b in bodies)
+    none, _ = asyncio.run(run("春晚 !春晚"))
+    assert none == []
+
+
+def test_each_key_holds_its_own_list_and_alerts(tmp_path) -> None:
+    from agent.api.app import create_app
+    from agent.testing.apps import AUTH, make_runtime
+
+    runtime = make_runtime(tmp_path / "data")
+    app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
+    with TestClient(app) as client:
+        assert client.put("/v1/watch", json={"watch": "/[bad/"}, headers=AUTH).status_code == 422
+        put = client.put("/v1/watch", json={"watch": "春晚; 关税 +美国", "notify_urls": ["json://127.0.0.1:9/k3y5ecret"]},
+                         headers=AUTH)
+        assert put.status_code == 200 and put.json()["groups"] == ["春晚", "关税 +美国"]
+        assert put.json()["channels"] == ["json#1"] and "k3y5ecret" not in put.text
+        got = client.get("/v1/watch", headers=AUTH).json()
+        assert got["watch"] == "春晚; 关税 +美国"
+        assert client.get("/v1/alerts").status_code == 401
+    saved = WatchLists("", folder=tmp_path / "data" / "watch")  # read back after a restart
+    assert [g.name for o in saved.owners.values() for g in o.groups] == ["春晚", "关税 +美国"]
