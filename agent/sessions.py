@@ -199,8 +199,16 @@ class SessionManager:
     def __len__(self) -> int:
         return len(self._live)
 
+    def use_secret(self, secret: bytes) -> None:
+        """Hash utterances under the operator's key (settings or a mounted file) from now on, and
+        delete the one the store kept, so that a copy of the store holds no key to its hashes."""
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM install_secrets WHERE name = ?", (UTTERANCE_SECRET,))
+        self._secret = secret
+
     def _utterance_key(self) -> bytes:
-        """The install's HMAC key for utterances: made by whichever instance asks first, then shared."""
+        """The install's HMAC key for utterances: the operator's (`use_secret`), else made by whichever
+        instance asks first and kept in the store, shared."""
         if self._secret is None:
             with self.store.transaction() as db:
                 db.execute("INSERT INTO install_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",

@@ -110,6 +110,9 @@ class _Group(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
 
 
+MIN_HMAC_KEY_CHARS = 32  # 32 hex characters: 128 bits
+
+
 class StoreOptions(_Group):
     """Where topics, sessions and decisions live, and for how long."""
 
@@ -126,6 +129,13 @@ class StoreOptions(_Group):
         "how often to look for topics written by other instances (or another process) and re-index; 0: never"))
     redis_url: SecretStr | None = Field(default=None, description=(
         "redis://host:port/db to share captions, sessions and rate limits between instances; in process when unset"))
+    # The keyed hash's key kept apart from the store it protects: with it, a copy of the store lets
+    # a short utterance be confirmed by trying candidates (docs/privacy.md, "The keyed hash").
+    utterance_hmac_key: SecretStr | None = Field(default=None, description=(
+        "key of the utterances' keyed hash, at least 32 characters (e.g. `openssl rand -hex 32`); "
+        "unset: utterance_hmac_key_file, else one made once and kept in the store"))
+    utterance_hmac_key_file: Path | None = Field(default=None, description=(
+        "a file holding that key, outside the data dir (a mounted secret)"))
 
     @field_validator("database_url")
     @classmethod
@@ -140,6 +150,35 @@ class StoreOptions(_Group):
         if v is not None and not v.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("redis_url must be a redis://, rediss:// or unix:// URL (unset to keep state in process)")
         return v
+
+    @model_validator(mode="after")
+    def _hmac_key_apart_from_the_store(self) -> Self:
+        key, path = self.utterance_hmac_key, self.utterance_hmac_key_file
+        if key is not None and path is not None:
+            raise ValueError("set utterance_hmac_key or utterance_hmac_key_file, not both")
+        if key is not None and len(key.get_secret_value().strip()) < MIN_HMAC_KEY_CHARS:
+            raise ValueError(f"utterance_hmac_key must be at least {MIN_HMAC_KEY_CHARS} characters")
+        if path is not None and path.resolve().is_relative_to(self.data_dir.resolve()):
+            raise ValueError(f"utterance_hmac_key_file {str(path)!r} is inside the data dir "
+                             f"{str(self.data_dir)!r}: keep the key apart from the store it protects")
+        return self
+
+    def utterance_secret(self) -> bytes | None:
+        """The configured key of the utterances' keyed hash (read from its file when one is named);
+        None: the store makes and keeps one."""
+        if self.utterance_hmac_key is not None:
+            return self.utterance_hmac_key.get_secret_value().strip().encode()
+        if self.utterance_hmac_key_file is None:
+            return None
+        try:
+            text = self.utterance_hmac_key_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read utterance_hmac_key_file {str(self.utterance_hmac_key_file)!r}: "
+                              f"{exc}") from None
+        if len(text) < MIN_HMAC_KEY_CHARS:
+            raise ConfigError(f"utterance_hmac_key_file {str(self.utterance_hmac_key_file)!r} holds fewer than "
+                              f"{MIN_HMAC_KEY_CHARS} characters")
+        return text.encode()
 
     @property
     def db_path(self) -> Path:
@@ -319,6 +358,8 @@ class ServerOptions(_Group):
     ingest_topics_per_key: int = Field(default=50_000, ge=1, description=(
         "ingested topics one key may hold (POST /v1/topics); past it, 429 until retention prunes some"))
     cors_origins: CommaList = Field(default_factory=list, description="closed by default")
+    metrics_token: SecretStr | None = Field(default=None, description=(
+        "bearer token that may read /metrics and nothing else (a Prometheus scraper); admin keys may too"))
 
 
 class _YamlSource(PydanticBaseSettingsSource):

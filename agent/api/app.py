@@ -14,6 +14,7 @@ from ..engine.triggers import schedule_workflows
 from ..keys import list_keys
 from ..runtime import Runtime
 from ..scheduling import build_scheduler, schedule_index_follow
+from ..sessions import SessionManager
 from ..settings import Settings, get_settings
 from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .deps import erasure_guard, live_sessions
@@ -49,6 +50,10 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         rt = runtime or Runtime.build(settings)
         app.state.runtime = rt
+        secret = settings.store.utterance_secret()
+        if secret is not None and isinstance(rt.sessions, SessionManager):
+            # the keyed hash's key from the settings (or a mounted file), not from the store it protects
+            await asyncio.to_thread(rt.sessions.use_secret, secret)
         if rt.mentra is not None:
             # POST /webhook (the Public URL's path), /api/_mentraos/webhook and /mentra/webhook
             app.include_router(rt.mentra.router)
@@ -104,6 +109,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.add_middleware(CORSMiddleware, allow_origins=server.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=server.max_request_bytes)
+    app.state.metrics_token = server.metrics_token  # /metrics: this token or an admin key
     for module in (topics, sessions, workflows, chat, lingzhu, digest, hud, health, watch):
         app.include_router(module.router)
     app.router.routes.append(mcp.route)

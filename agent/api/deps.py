@@ -6,6 +6,7 @@ A route asks for the part it uses (`StoreDep`, `IndexDep`, `ChatDep` …), not t
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -25,9 +26,10 @@ from .errors import ApiError
 from .security import KeyRing, TooManyGuesses
 from .throttle import Limiter, LiveSessions
 
-__all__ = ["ADMIN_ONLY", "HUD_PROTOCOL", "AdminKey", "ApiKey", "ChatDep", "CollectorDep", "EngineDep", "IndexDep",
-           "MetricsDep", "RuntimeDep", "SessionsDep", "StoreDep", "bearer", "erasure_guard", "find_session",
-           "get_runtime", "live_sessions", "require_admin", "require_key", "session_or_404", "ws_key", "ws_token"]
+__all__ = ["ADMIN_ONLY", "HUD_PROTOCOL", "METRICS_ONLY", "AdminKey", "ApiKey", "ChatDep", "CollectorDep", "EngineDep",
+           "IndexDep", "MetricsDep", "MetricsReader", "RuntimeDep", "SessionsDep", "StoreDep", "bearer",
+           "erasure_guard", "find_session", "get_runtime", "live_sessions", "require_admin", "require_key",
+           "require_metrics_reader", "session_or_404", "ws_key", "ws_token"]
 
 # A HUD page's socket carries the session token as a WebSocket subprotocol (`token.<token>`, beside
 # this one), not in its URL: URLs end up in access logs, the handshake's headers do not.
@@ -107,6 +109,25 @@ def require_admin(request: Request, key: ApiKey) -> str:
 
 
 AdminKey = Annotated[str, Depends(require_admin)]
+
+METRICS_ONLY = "/metrics needs TRENDLENS_METRICS_TOKEN or an admin key; this key is a client key"
+
+
+def require_metrics_reader(request: Request,
+                           _declared: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)] = None) -> None:
+    """/metrics: its own token (a scraper that may read nothing else) or an admin key. The figures
+    count every tenant's sessions and traffic, so a client key does not read them."""
+    expected = request.app.state.metrics_token
+    token = bearer(request.headers.get("authorization"))
+    if expected is not None and token is not None and hmac.compare_digest(
+            token.encode(), expected.get_secret_value().encode()):
+        return
+    keys: KeyRing = request.app.state.keys
+    if keys.role(require_key(request)) != "admin":
+        raise ApiError(403, METRICS_ONLY)
+
+
+MetricsReader = Depends(require_metrics_reader)
 
 
 def erasure_guard(app: Any) -> ErasureGuard:

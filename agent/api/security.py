@@ -86,9 +86,11 @@ class KeyRing:
     """Accepted bearer keys and their roles: `TRENDLENS_API_KEYS` (clients), `TRENDLENS_ADMIN_KEYS`
     (admins; a key in both is an admin), plus the hashed keys in the store with the role stored."""
 
-    def __init__(self, settings: Settings, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, settings: Settings, store: Store, *, clock: Callable[[], float] = time.monotonic,
+                 known_recheck_s: float = KNOWN_RECHECK_S) -> None:
         self.store = store
         self._clock = clock
+        self.known_recheck_s = known_recheck_s  # a revoked key stops working, and its sockets close, within this
         self._admins = _hashes(settings.server.admin_keys)
         self._env = _hashes(settings.server.api_keys) | self._admins
         # stored keys' hashes -> (when the store said so, their role); few, so never evicted: a key
@@ -142,6 +144,16 @@ class KeyRing:
         digest = hash_key(key)
         return self._remember(digest, await asyncio.to_thread(key_role, self.store, digest), client)
 
+    async def still_valid_async(self, digest: str, max_age_s: float) -> bool:
+        """Whether the key hashed as `digest` (accepted before) is still valid, by an answer of the
+        store no older than `max_age_s` (asked off the event loop when it is older)."""
+        if any(hmac.compare_digest(known, digest) for known in self._env):
+            return True  # configured keys change only with a restart
+        seen = self._seen.get(digest)
+        if seen is not None and self._clock() - seen[0] < max_age_s:
+            return True
+        return self._remember(digest, await asyncio.to_thread(key_role, self.store, digest), None) is not None
+
     def _cached(self, key: str | None, client: str | None) -> str | None | object:
         if not key:
             return None
@@ -154,7 +166,7 @@ class KeyRing:
         now = self._clock()
         seen = self._seen.get(digest)
         if seen is not None:  # known here: fresh, or asked again (revoked?), never throttled
-            return digest if now - seen[0] <= KNOWN_RECHECK_S else _ASK
+            return digest if now - seen[0] <= self.known_recheck_s else _ASK
         unknown = self._unknown.get(digest)
         known_unknown = unknown is not None and now - unknown <= UNKNOWN_RECHECK_S
         if client is not None:

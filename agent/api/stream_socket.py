@@ -12,7 +12,8 @@ One sender at a time: while this socket's own utterance is answered, the session
 so its copy of our own caption (the push step offers it before the answer is ready) is then
 recognised and skipped, and each caption reaches the socket once, before its decision. An
 erasure of the session ends its feed (on whichever instance it was erased), and the socket is
-closed with `ERASED_CLOSE`.
+closed with `ERASED_CLOSE`. A socket whose key is revoked closes with `REVOKED_CLOSE` within the
+key ring's recheck interval (`KeyRing.known_recheck_s`): the key is asked about again twice in it.
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ if TYPE_CHECKING:
     from ..display.base import CaptionFeed
     from ..runtime import Runtime
     from ..sessions import Session
+    from .security import KeyRing
 
-__all__ = ["MAX_FRAME_WAIT_S", "MAX_WAITING_FRAMES", "StreamSocket", "rate_limited"]
+__all__ = ["MAX_FRAME_WAIT_S", "MAX_WAITING_FRAMES", "REVOKED_CLOSE", "StreamSocket", "rate_limited"]
 
 MAX_WAITING_FRAMES = 8  # accepted and not yet answered; a conversation has one or two in flight
 MAX_FRAME_WAIT_S = 5.0  # an utterance answered later than this is stale: dropped, not answered
 QUEUE_FULL_RETRY_S = 1.0  # what a frame refused for a full queue is told to wait
+REVOKED_CLOSE = (4401, "API key revoked")  # the code an unaccepted key gets at connect
 
 
 def rate_limited(wait_s: float, why: str) -> dict[str, Any]:
@@ -56,10 +59,11 @@ class StreamSocket:
 
     def __init__(self, websocket: WebSocket, runtime: Runtime, session: Session, *, key: str, feed: CaptionFeed,
                  charges: list[Charge], guard: ErasureGuard, live: LiveSessions,
-                 sent: deque[tuple[str, str]]) -> None:
+                 sent: deque[tuple[str, str]], keys: KeyRing) -> None:
         self.websocket, self.runtime, self.session, self.key = websocket, runtime, session, key
         self.feed, self.charges, self.guard, self.live = feed, charges, guard, live
         self.sent = sent  # (topic_id, created_at) of captions sent here
+        self.keys = keys
         self.sending = asyncio.Lock()
         self.closed = False
         self.inbox: asyncio.Queue[tuple[str | None, float]] = asyncio.Queue(MAX_WAITING_FRAMES)
@@ -69,12 +73,14 @@ class StreamSocket:
         reader = asyncio.create_task(self._read())
         forwarder = asyncio.create_task(self._forward_feed())
         answerer = asyncio.create_task(self._answer())
+        watcher = asyncio.create_task(self._watch_key())
+        tasks = (reader, forwarder, answerer, watcher)
         try:
-            await asyncio.wait({reader, forwarder, answerer}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in (reader, forwarder, answerer):
+            for task in tasks:
                 task.cancel()
-            for task in (reader, forwarder, answerer):
+            for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
                     await task
 
@@ -163,6 +169,15 @@ class StreamSocket:
                     await self._send_locked(message)
         if self.runtime.hud.was_erased(self.session.id):
             await self.close(*ERASED_CLOSE)
+
+    async def _watch_key(self) -> None:
+        """Close the socket once its key is revoked: an accepted handshake is no licence for ever."""
+        every = self.keys.known_recheck_s / 2  # each answer at most this old: revoked to closed within the interval
+        while not self.closed:
+            await asyncio.sleep(every)
+            if not await self.keys.still_valid_async(self.key, every):
+                await self.close(*REVOKED_CLOSE, "this API key was revoked")
+                return
 
     async def _answer_frame(self, text: str | None) -> None:
         ws = self.websocket

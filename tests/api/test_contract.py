@@ -258,7 +258,7 @@ def test_health_ready_metrics(client):
     assert ready["reasons"] == ["replaying the synthetic demo snapshot, not live data (offline mode)"]
     s = session(client)
     client.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "今年春晚的机器人扭秧歌你们看了吗"}, headers=AUTH)
-    text = client.get("/metrics").text
+    text = client.get("/metrics", headers=AUTH).text  # an admin key (or TRENDLENS_METRICS_TOKEN)
     assert "trendlens_caption_decisions_total{reason=" in text
     assert "trendlens_ranking_seconds_count 0" not in text and "trendlens_ranking_seconds_count" in text
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ...collect import SYNTHETIC
-from ..deps import CollectorDep, IndexDep, MetricsDep, RuntimeDep, StoreDep
+from ..deps import CollectorDep, IndexDep, MetricsDep, MetricsReader, RuntimeDep, StoreDep
 
 router = APIRouter(tags=["ops"])
 
@@ -52,6 +52,7 @@ async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep, runt
     return JSONResponse(body, status_code=503 if index.ranker is None else 200)
 
 
-@router.get("/metrics", summary="Prometheus metrics", response_class=PlainTextResponse)
+@router.get("/metrics", summary="Prometheus metrics (TRENDLENS_METRICS_TOKEN or an admin key)",
+            response_class=PlainTextResponse, dependencies=[MetricsReader])
 async def metrics(registry: MetricsDep) -> PlainTextResponse:
     return PlainTextResponse(registry.render(), media_type="text/plain; version=0.0.4")

@@ -102,6 +102,6 @@ async def stream(websocket: WebSocket, session_id: str) -> None:
     charges: list[Charge] = [(state.session_limiter, session_bucket(session.id)), (state.limiter, key)]
     try:
         await StreamSocket(websocket, runtime, session, key=key, feed=feed, charges=charges,
-                           guard=erasure_guard(websocket.app), live=live, sent=sent).run()
+                           guard=erasure_guard(websocket.app), live=live, sent=sent, keys=state.keys).run()
     finally:
         feed.close()
