@@ -26,14 +26,13 @@ Reason = Literal[
 
 
 #: The least time a caption is up before a new story may replace it: long enough to read its
-#: headline, the title and the meta line. At the ~200 words a minute people read on a HUD
-#: (../GLASSES.md), and the 10-12 CJK or 30-35 Latin characters of a comfortably read line
-#: (about 6 words), a line takes about 1.8 s; a headline is a title line and a meta line of any
-#: profile (agent/captions/profiles.py: every profile gives the title its first line, and the
-#: even-g1's 32 Hanzi line holds about three comfortable lines), about three comfortable lines,
-#: so 5.4 s, rounded to 6 s. Replacing sooner shows a caption the wearer cannot have read; the
-#: festival conversations measure what each choice costs (docs/relevance.md, "The display
-#: yields to a new meme").
+#: headline, the title and the meta line under it, which every display profile shows first
+#: (agent/captions/profiles.py). People read about 200 words a minute on a HUD and a comfortable
+#: line holds 10-12 CJK or 30-35 Latin characters, about 6 words (../GLASSES.md): 1.8 s a line.
+#: The headlines of captions on real hot lists run 1.5-3.1 such lines (a short title and its
+#: platforms and ranks, up to a two-part question), 2.6-5.6 s; 6 s lets the longest be read.
+#: Replacing sooner puts up a caption over one the wearer has not read (docs/relevance.md, "The
+#: display yields to a new meme", measures 3, 6 and 9 s).
 READ_S = 6.0
 
 
