@@ -53,7 +53,9 @@ def _joined(before: str, after: str) -> str:
 class Utterance:
     text: str
     ts: float
-    pieces: int = 1  # the recogniser's pieces joined into it
+    # the recogniser's pieces joined into it; state shared between instances keeps text and time
+    # only, so there a sentence counts from 1 again and the character bound alone holds it
+    pieces: int = 1
 
 
 def sentence_limit(text: str) -> int:
