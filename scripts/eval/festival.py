@@ -20,8 +20,14 @@ Scored as the set's README says:
 * gist: a hit carries the gist when the caption's lines beyond the title and its meta line share
   at least `GIST_TERMS` of the gist's terms that the matched title does not hold.
 
+A replacement that puts up a hit is the display yielding; any other replacement is flicker.
+`--dinners` also says the demo's two synthetic dinners (agent/synthetic/conversations) on the
+synthetic snapshot and lists their captions (they carry no labels); `--gate NAME=VALUE` changes a
+field of the session gate's policy, to compare settings (docs/relevance.md, "The display yields").
+
     .venv/bin/python scripts/eval/festival.py             # the tables
     .venv/bin/python scripts/eval/festival.py --json      # the same figures as JSON
+    .venv/bin/python scripts/eval/festival.py --dinners --gate min_read_s=3 --lines
 """
 
 from __future__ import annotations
