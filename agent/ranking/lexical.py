@@ -137,6 +137,10 @@ class BM25Index:
         if docs:
             self._become(self.updated(list(docs)))
 
+    def vocabulary(self) -> Iterable[str]:
+        """Every term some document holds (or held, until compaction): read, never changed."""
+        return self._post.keys()
+
     def _become(self, other: BM25Index) -> None:
         self.__dict__.update(other.__dict__)
 

@@ -13,21 +13,27 @@ worker thread while queries are answered on the event loop.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..errors import ModelError
+from ..text import HAN_CHAR
 from .batching import MicroBatcher
+from .bridges import BRIDGE_BAR, BRIDGES, WEIGHTS, Bridge, bridge_terms, english_words
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
 from .everyday import only_everyday
+from .lexical import tokenize
 from .pacing import answering
-from .scoring import CalibrationProfile, Channel, profile_for, score
+from .pinyin_names import PinyinNames
+from .scoring import CalibrationProfile, Channel, lang_of, profile_for, score
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
 from .window import ConversationWindow, truncate_text
@@ -54,11 +60,26 @@ def _window(query: Query) -> tuple[str, list[tuple[str, float]]]:
     return text, ([(text, 1.0)] if text else [])
 
 
+def _carried(ranked: Ranked, said: dict[str, Bridge]) -> Ranked:
+    """`ranked` with the bridge whose terms its title holds, if any (the decision record shows it)."""
+    held = {said[t] for t in tokenize(ranked.topic.title) if t in said}
+    if not held:
+        return ranked
+    # a name carries more than a common word: the strongest bridge whose terms the title holds
+    return replace(ranked, bridge=max(held, key=lambda b: (WEIGHTS[b], -BRIDGES.index(b))))
+
+
 class Ranker:
     def __init__(self, embedder: Embedder | None, topics: Iterable[Any] = (), *,
                  batcher: MicroBatcher | None = None, cache: EmbeddingCache | None = None,
-                 profile: CalibrationProfile | None = None, encode_deadline_s: float | None = None) -> None:
+                 profile: CalibrationProfile | None = None, encode_deadline_s: float | None = None,
+                 bridges: tuple[Bridge, ...] = BRIDGES, bridge_bar: float = BRIDGE_BAR) -> None:
         self.embedder = embedder
+        self.bridges = bridges  # English → Chinese query terms (bridges.py); () turns them off
+        self.bridge_bar = bridge_bar
+        self.pinyin = PinyinNames()
+        if bridges:  # CC-CEDICT takes a second or two to read: not on the first English line's clock
+            threading.Thread(target=english_words, name="cedict", daemon=True).start()
         self.cache = cache
         # a served model names the profile of its in-process twin (remote.SERVED_PROFILES)
         self.profile = profile or profile_for(
@@ -155,6 +176,9 @@ class Ranker:
                 vectors = await encoder.vectors([t for t, _ in parts])
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
+        if self._needs_pinyin(latest or parts[-1][0], snapshot):
+            # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
+            await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         with answering():  # a build in another thread steps aside meanwhile
             return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
                                 prior=prior, exclude=exclude, mmr=mmr, channels=channels, latest=latest,
@@ -187,12 +211,16 @@ class Ranker:
         if not len(snapshot) or not parts or top_k <= 0:
             return []
         profile = self.profile
-        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels)
+        line = latest or parts[-1][0]
+        bridged, said = self._bridged(line, snapshot)
+        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged,
+                       bridge_bar=self.bridge_bar)
         allowed = None
         if latest and latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
-            about = select(snapshot, profile, score(snapshot, profile, combine(own, vectors), own, channels=channels),
-                           top_k=latest_top_k, gate=True, gate_offset=gate_offset)
+            alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
+                          bridge_bar=self.bridge_bar)
+            about = select(snapshot, profile, alone, top_k=latest_top_k, gate=True, gate_offset=gate_offset)
             keep = {r.id for r in about}
             if related is not None:
                 keep = related(keep)
@@ -200,6 +228,28 @@ class Ranker:
         found = select(snapshot, profile, scores, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
                        exclude=exclude, mmr=mmr, allowed=allowed)
         if gate:  # a greeting or a custom said as such is not about the entry that says it (everyday.py)
-            line = latest or " ".join(t for t, _ in parts[-1:])
             found = [r for r in found if not only_everyday(line, r.topic.title)]
+        if said:  # the decision record says which bridge carried a cross-lingual match
+            found = [_carried(r, said) for r in found]
         return found
+
+    def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
+        return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and lang_of(line) == "en"
+
+    def _bridged(self, line: str, snapshot: IndexSnapshot) -> tuple[dict[str, float], dict[str, Bridge]]:
+        """The Chinese query terms an English line names (`bridges.py`), and each term's bridge."""
+        if not self.bridges or lang_of(line) != "en":
+            return {}, {}
+        made: dict[Bridge, str] = dict(bridge_terms(line, self.bridges).text)
+        if "pinyin" in self.bridges:
+            self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
+            made["pinyin"] = " ".join(self.pinyin.terms(line, english_words()))
+        terms: dict[str, float] = {}
+        said: dict[str, Bridge] = {}
+        for bridge, text in made.items():
+            # Han terms only: a headword's Latin part (卡拉OK) would match the English titles themselves
+            for term in (t for t in tokenize(text) if HAN_CHAR.match(t)):
+                if WEIGHTS[bridge] > terms.get(term, 0.0):
+                    terms[term] = WEIGHTS[bridge]
+                    said[term] = bridge
+        return terms, said

@@ -259,10 +259,14 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
 
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
-          parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None) -> Scores:
+          parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
+          bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0) -> Scores:
     """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
 
-    `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's."""
+    `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's.
+    `bridged`: query terms in the other language that the line names (`bridges.py`), weighted; a
+    topic passes the gate on them alone when their lexical evidence, read with the Chinese lexical
+    scale, reaches `bridge_bar` (fitted per language pair, `bridges.BRIDGE_BAR`)."""
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
@@ -278,9 +282,20 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     lex = np.zeros(n, dtype=np.float32)
     if (channels != "dense" or not use_dense) and n:
         terms = query_terms(parts)
+        for term, weight in (bridged or {}).items():
+            terms[term] = max(terms.get(term, 0.0), weight)
         if terms:
             lex = (1.0 - np.exp(-snapshot.lexical.scores(terms) / cal.lexical_tau)).astype(np.float32)
+    bridged_lex = None
+    if bridged and n and lang != "zh":
+        # the Chinese terms an English line names (bridges.py), on the Chinese lexical scale; their
+        # own bar (`bridge_bar`) is moved onto this language's threshold below
+        bridged_lex = (1.0 - np.exp(-snapshot.lexical.scores(dict(bridged)) / profile.lang("zh").lexical_tau)
+                       ).astype(np.float32)
     if not use_dense:
+        if bridged_lex is not None:  # rows the bridged terms reach only
+            lex = np.where(bridged_lex > 0, np.maximum(lex, bridged_lex + (cal.gate_lexical - bridge_bar)), lex)
+            lex = lex.astype(np.float32)
         return Scores(dense, lex, lex, lang, "lexical")
     if channels == "dense":
         return Scores(dense, lex, dense, lang, "dense")
@@ -299,4 +314,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
             if n_cross and bar is not None:
                 shift = profile.gate_threshold(lang, n, "hybrid") - bar
                 evidence = np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
+    if bridged_lex is not None:
+        shift = profile.gate_threshold(lang, n, "hybrid") - bridge_bar
+        held = relevance if evidence is None else evidence
+        evidence = np.where(bridged_lex > 0, np.maximum(held, bridged_lex + shift), held).astype(np.float32)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)

@@ -28,15 +28,19 @@ class Ranked:
     topic: Topic
     score: float
     components: Mapping[str, float]
+    bridge: str | None = None  # the bridge from the other language that carried the match (bridges.py)
 
     def public(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "title": self.topic.title,
             "source": self.topic.source,
             "score": round(self.score, 4),
             "components": {k: round(v, 4) for k, v in self.components.items()},
         }
+        if self.bridge:
+            out["bridge"] = self.bridge
+        return out
 
 
 def _similarity(snapshot: IndexSnapshot, idx: np.ndarray, floor: float) -> np.ndarray:

@@ -46,7 +46,7 @@ def _norm(title: str) -> str:
     return " ".join(title.split())
 
 
-def _parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
+def parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
     settings = Settings()
     lists: dict[str, list[Topic]] = {}
     parsed: dict[tuple[str, str], Topic] = {}
@@ -65,7 +65,7 @@ def _parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[t
 def load_festival(shared: Path = SHARED) -> Day:
     """The Gala night's lists whole, labelled by the festival dev set's meme groups."""
     dev = json.loads((shared / "devsets" / f"festival-{FESTIVAL}.json").read_text(encoding="utf-8"))
-    lists, parsed = _parse_lists(FESTIVAL, shared)
+    lists, parsed = parse_lists(FESTIVAL, shared)
     topics = list({t.id: t for ts in lists.values() for t in ts}.values())
     stories, items, missing = [], [], []
     for group in dev["trends"]:
@@ -86,7 +86,7 @@ def load_day(day: str, shared: Path = SHARED) -> Day:
     if day == FESTIVAL:
         return load_festival(shared)
     labels = json.loads((shared / "devsets" / f"stories-{day}.json").read_text(encoding="utf-8"))
-    lists, parsed = _parse_lists(day, shared)
+    lists, parsed = parse_lists(day, shared)
     topics, missing = [], []
     for item in labels["items"]:
         source, _, key = item["id"].partition(":")

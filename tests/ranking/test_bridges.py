@@ -1,0 +1,40 @@
+"""English lines about Chinese list items: the bridges turn what the line names into the titles' words."""
+
+from __future__ import annotations
+
+from agent.models import Topic
+from agent.ranking import HashEmbedder, Ranker
+from agent.ranking.bridges import bridge_terms
+from agent.ranking.pinyin_names import PinyinNames, syllables
+
+# Synthetic list entries (written here), titles as a Chinese list words them.
+ENTRIES = [("weibo", "a", "岳云鹏嘴瓢"), ("baidu", "b", "华为发布新款折叠屏手机"), ("douyin", "c", "周杰伦新歌上线"),
+           ("weibo", "d", "今天天气晴朗适合出游"), ("zhihu", "e", "如何评价某电视剧大结局")]
+
+
+def test_the_dictionary_names_people_and_brands_in_their_chinese_forms() -> None:
+    made = bridge_terms("Did you hear Jay Chou's new song, and Huawei has a new phone?")
+    assert "周杰伦" in made.text["cedict-name"] and "华为" in made.text["cedict-name"]
+    assert not bridge_terms("今天吃什么").text  # a Chinese line needs no bridge
+
+
+def test_a_name_said_in_pinyin_reads_as_the_titles_bigrams() -> None:
+    assert syllables("yunpeng") == ["yun", "peng"] and syllables("nigmat") is None
+    names = PinyinNames()
+    names.refresh(["岳云", "云鹏", "嘴瓢", "天气"], owner=1)
+    assert names.terms("Yue Yunpeng slipped up on stage", english={"slipped", "up", "on", "stage"}) == ["岳云", "云鹏"]
+    assert names.terms("Yue", english=set()) == []  # one syllable alone names a hundred characters
+
+
+async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the_bridge() -> None:
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
+    found = await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True)
+    assert found and found[0].topic.title == "岳云鹏嘴瓢" and found[0].bridge == "pinyin"
+    assert found[0].public()["bridge"] == "pinyin"
+    brand = await ranker.rank("Huawei has a new folding phone out", top_k=1, gate=True)
+    assert brand and brand[0].topic.title.startswith("华为") and brand[0].bridge == "cedict-name"
+
+
+async def test_without_the_bridges_the_english_line_gets_nothing() -> None:
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES], bridges=())
+    assert await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True) == []
