@@ -42,7 +42,10 @@ VARIABLES_ADDED = frozenset({"TRENDLENS_ENCODE_ENGINES", "TRENDLENS_ENCODE_BATCH
                              # the aggregators a user runs (docs/sources.md), push channels and watch lists
                              "TRENDLENS_DAILYHOT_URL", "TRENDLENS_DAILYHOT_ROUTES", "TRENDLENS_NEWSNOW_URL",
                              "TRENDLENS_NEWSNOW_SOURCES", "TRENDLENS_NOTIFY_URLS", "TRENDLENS_NOTIFY_RETRIES",
-                             "TRENDLENS_NOTIFY_BACKOFF_S", "TRENDLENS_WATCH", "TRENDLENS_WATCH_FILE"})
+                             "TRENDLENS_NOTIFY_BACKOFF_S", "TRENDLENS_WATCH", "TRENDLENS_WATCH_FILE",
+                             # secrets kept apart from what they guard (docs/security.md, docs/privacy.md)
+                             "TRENDLENS_METRICS_TOKEN", "TRENDLENS_UTTERANCE_HMAC_KEY",
+                             "TRENDLENS_UTTERANCE_HMAC_KEY_FILE"})
 
 # One value per variable, as a user writes it (text in the environment), and what the setting holds then.
 WRITTEN: dict[str, tuple[str, object]] = {

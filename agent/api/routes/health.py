@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ...collect import SYNTHETIC
 from ..deps import CollectorDep, IndexDep, MetricsDep, MetricsReader, RuntimeDep, StoreDep
+from ..errors import error_responses
 
 router = APIRouter(tags=["ops"])
 
@@ -53,6 +54,7 @@ async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep, runt
 
 
 @router.get("/metrics", summary="Prometheus metrics (TRENDLENS_METRICS_TOKEN or an admin key)",
-            response_class=PlainTextResponse, dependencies=[MetricsReader])
+            response_class=PlainTextResponse, dependencies=[MetricsReader],
+            responses=error_responses(401, 403, 429, json_only=True))
 async def metrics(registry: MetricsDep) -> PlainTextResponse:
     return PlainTextResponse(registry.render(), media_type="text/plain; version=0.0.4")
