@@ -137,12 +137,18 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                     lang: Lang = "en") -> Annotated[CallToolResult, StoryOut]:
         """One story in full: every platform that lists it and its place there, its heat and how the heat
         moved since it was first seen, its trend (new, rising, falling, steady), when it first appeared, why
-        its items on several platforms are one story, and its link. Give either `id` (exact, from
-        `trending`, `new_or_rising` or `digest`) or `words`."""
-        if bool(words and words.strip()) == bool(id and id.strip()):
-            raise ToolError("give exactly one of `words` (words of a title) or `id` (from another tool's result)")
+        its items on several platforms are one story, and its link. Give `id` (exact, from `trending`,
+        `new_or_rising` or `digest`) or `words`; with neither, the day's biggest story (with both, `id`)."""
         chat = (await get_runtime()).deps
-        fact = await story_by_id(chat, id.strip()) if id else await story_about(chat, (words or "").strip())
+        id = (id or "").strip() or None
+        words = (words or "").strip() or None
+        if id is not None:
+            fact = await story_by_id(chat, id)
+        elif words is not None:
+            fact = await story_about(chat, words)
+        else:  # every call the schema admits is answered: no argument asks for the biggest story
+            top = await hottest_stories(chat, limit=1)
+            fact = top[0] if top else None
         if fact is None:
             text = (f"No current story has the id {id!r}." if id else render_nothing(lang, (words or "")[:80]))
             return _result(text, StoryOut(found=False, story=None))
