@@ -28,6 +28,7 @@ Grouping (`GroupingRules`): links are taken strongest first. Two groups join whe
 from __future__ import annotations
 
 import bisect
+import math
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -49,7 +50,9 @@ from .ranking.snapshot import IndexSnapshot, RankerEntry, SnapshotDelta
 from .stories import (
     DENSE_FITTED_ON,
     LINK_MODELS,
+    MIN_HELD,
     OCCASION_LEAST,
+    OCCASION_SHARE,
     Evidence,
     GroupingRules,
     Link,
@@ -67,6 +70,9 @@ from .stories import (
 from .story_vectors import VectorRows
 
 V = TypeVar("V")
+
+# the fewest holders an occasion's word can have: `is_occasion` reads against at least MIN_HELD items
+OCCASION_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_SHARE * MIN_HELD))
 
 __all__ = ["StoryIndex", "assignments", "background_of", "cluster_topics", "link_model_for"]
 
@@ -113,6 +119,9 @@ class StoryIndex:
     _any_df: Counter[str] = field(default_factory=Counter)
     # headline and context terms per list, to read a term's share of the lists that carry it (`is_occasion`)
     _source_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # terms held often enough to be an occasion's word (`is_occasion` needs this many at least), kept
+    # as counts cross it, so finding the occasions reads these few and not every held term
+    _frequent: set[str] = field(default_factory=set)
     # how the held summaries of each list open, for the caption's gist (captions/gist.py)
     openers: Openers = field(default_factory=Openers)
     _postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -207,6 +216,8 @@ class StoryIndex:
         source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] -= 1
+            if self._any_df[term] < OCCASION_FLOOR:
+                self._frequent.discard(term)
             if self._any_df[term] <= 0:
                 del self._any_df[term]
             source_df[term] -= 1
@@ -233,6 +244,8 @@ class StoryIndex:
         source_df = self._source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self._any_df[term] += 1
+            if self._any_df[term] == OCCASION_FLOOR:
+                self._frequent.add(term)
             source_df[term] += 1
         if vector is not None:
             if self._vectors is None:
@@ -265,8 +278,7 @@ class StoryIndex:
         """The occasions of the held lists (`occasions.find_occasions`): stories grouped by the
         occasion's words their members' headlines carry, most carried word first."""
         df = self._title_df
-        words = sorted((t for t, c in self._any_df.items()
-                        if c >= OCCASION_LEAST and df.get(t, 0) and self._occasion(t)),
+        words = sorted((t for t in self._frequent if df.get(t, 0) and self._occasion(t)),
                        key=lambda t: (-df.get(t, 0), t))
         if not words:
             return []

@@ -49,22 +49,30 @@ class Openers:
 
     def __init__(self) -> None:
         self._counts: Counter[tuple[str, str]] = Counter()
+        # kept as counts cross the bar, so reading it costs what repeats, not every held summary
+        self._repeated: set[tuple[str, str]] = set()
 
     def add(self, source: str, summary: str | None) -> None:
         if summary:
             for unit in set(openers(summary)) - {""}:
-                self._counts[(source, unit)] += 1
+                key = (source, unit)
+                self._counts[key] += 1
+                if self._counts[key] == OPENER_REPEATS:
+                    self._repeated.add(key)
 
     def remove(self, source: str, summary: str | None) -> None:
         if summary:
             for unit in set(openers(summary)) - {""}:
-                self._counts[(source, unit)] -= 1
-                if self._counts[(source, unit)] <= 0:
-                    del self._counts[(source, unit)]
+                key = (source, unit)
+                self._counts[key] -= 1
+                if self._counts[key] < OPENER_REPEATS:
+                    self._repeated.discard(key)
+                if self._counts[key] <= 0:
+                    del self._counts[key]
 
     def repeated(self) -> frozenset[tuple[str, str]]:
         """The openings of a list that start `OPENER_REPEATS` of its summaries or more."""
-        return frozenset(k for k, c in self._counts.items() if c >= OPENER_REPEATS)
+        return frozenset(self._repeated)
 
 
 def _own_sentences(item: _Item, repeated: Callable[[str, str], bool]) -> list[str]:
