@@ -86,6 +86,8 @@ def build_sources(settings: Settings, names: list[str] | None = None, *,
         elif name in feeds:
             sources.append(feeds[name])
         elif name in AGGREGATOR_NAMES:
+            if not (names or settings.fetch.sources) and not getattr(settings.platforms, f"{name}_url", None):
+                continue  # "every source" means every usable one: an aggregator needs its instance's URL
             cls = source_class(name)
             assert issubclass(cls, AGGREGATORS)
             routes.extend(aggregator_sources(cls, settings, REGISTRY, transport=transport))

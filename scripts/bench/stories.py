@@ -8,6 +8,8 @@ embeddings, so the dense top-k neighbour search is measured without the model's 
 
     .venv/bin/python scripts/bench/stories.py                 # lexical: 1k, 10k, 20k
     .venv/bin/python scripts/bench/stories.py --vectors --sizes 1000 10000
+
+Beside each +50 it times `StoryIndex.occasions` on the result, which every re-index publishes.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def main() -> int:
     base = titles()
     sources = ["weibo", "zhihu", "baidu", "douyin"]
     rng = np.random.default_rng(0)
-    print(f"{'topics':>7} {'first build s':>14} {'+50 new s':>10} {'peak RSS MiB':>13} {'clusters':>9}")
+    print(f"{'topics':>7} {'first build s':>14} {'+50 new s':>10} {'occasions ms':>13} {'peak RSS MiB':>13} "
+          f"{'clusters':>9}")
     for n in args.sizes:
         topics = [Topic(source=sources[i % 4], item_id=str(i), rank=i % 50 + 1,
                         title=base[i % len(base)][1] + (f" 第{i // len(base)}期" if i >= len(base) else ""))
@@ -58,10 +61,13 @@ def main() -> int:
         clusters = index.update(topics[:n], None if vecs is None else vecs[:n])
         build = time.perf_counter() - started
         started = time.perf_counter()
-        index.update(topics, vecs)  # one source's fetch of 50 new topics
+        held = index.update(topics, vecs)  # one source's fetch of 50 new topics
         step = time.perf_counter() - started
+        started = time.perf_counter()
+        index.occasions(held)  # what each re-index publishes beside the stories (agent/occasions.py)
+        occasions = (time.perf_counter() - started) * 1000
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # process peak RSS so far
-        print(f"{n:>7} {build:>14.2f} {step:>10.2f} {peak:>13.0f} {len(clusters):>9}")
+        print(f"{n:>7} {build:>14.2f} {step:>10.2f} {occasions:>13.1f} {peak:>13.0f} {len(clusters):>9}")
     return 0
 
 
