@@ -37,6 +37,7 @@ import numpy as np
 from .models import Topic
 from .ranking.pacing import paced, step_aside
 from .ranking.story_terms import _UNIT, StoryTerms, normalise, story_terms
+from .text import HAN
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
@@ -44,7 +45,7 @@ __all__ = [
     "member_terms", "occasion_test", "pair_features", "shared_phrases", "story_names", "theme_only", "vetoed",
 ]
 
-_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN = HAN  # the one Han range (agent/text.py)
 _SEGMENT = re.compile(rf"[^{_HAN}a-z0-9.%]+")
 _WORK = re.compile(r"《([^《》]{1,40})》")  # the title of a work: 《无忧渡》
 CONTEXT_CHARS = 200  # the start of a platform's context is about the item; the rest wanders

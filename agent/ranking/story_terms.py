@@ -19,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..text import HAN
 from .calendar_words import calendar_names
 
 __all__ = ["StoryTerms", "story_terms"]
@@ -26,7 +27,7 @@ __all__ = ["StoryTerms", "story_terms"]
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
            "九": 9}
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千]+")
-_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN = HAN  # the one Han range (agent/text.py)
 # units: one Han character, a number (with decimals or %), or a Latin word with its digits (su7, rtx)
 _UNIT = re.compile(rf"[{_HAN}]|\d+(?:\.\d+)?%?|[a-z][a-z0-9]*")
 _YEAR = re.compile(r"(?:19|20)\d\d")

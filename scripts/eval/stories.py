@@ -183,15 +183,12 @@ def fit(days: list[tuple[Day, np.ndarray | None]], bg: float) -> tuple[LinkModel
     return choose_rules(days, bg, fit_link_model(np.vstack(xs), np.concatenate(ys)))
 
 
-def occasion_figures(stories: list[Story], vectors: np.ndarray | None, bg: float, model: LinkModel,
-                     rules: GroupingRules, day: Day) -> list[dict]:
-    """The occasions found on the day, with how many stories and labelled stories each holds."""
-    index = StoryIndex(rules=rules, background=bg, model=model)
-    held = index.update(day.topics, vectors)
+def occasion_figures(index: StoryIndex, stories: list[Story], day: Day) -> list[dict]:
+    """The occasions the scored day's own index found, with how many stories and labelled stories each holds."""
     story_of = {m: s["id"] if "id" in s else str(k) for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
     out = []
-    for occasion in index.occasions(held):
-        members = [m for s in held if s.id in occasion.story_ids for m in s.member_ids]
+    for occasion in index.occasions(stories):
+        members = [m for s in stories if s.id in occasion.story_ids for m in s.member_ids]
         out.append({"id": occasion.id, "title": occasion.title, "word": occasion.word,
                     "stories": len(occasion.story_ids),
                     "labelled_stories": len({story_of[m] for m in members if m in story_of})})
@@ -253,13 +250,14 @@ def main() -> int:
         started = time.perf_counter()
         model, rules = fit([d for d in fitting_pool if d[0].day != day.day], bg)
         fitted = time.perf_counter() - started
-        stories = cluster(day, vec, bg, model, rules)
+        index = StoryIndex(rules=rules, background=bg, model=model)
+        stories = index.update(day.topics, vec)  # what `cluster` does, with the index kept for its occasions
         results.append({"left_out": day.day, "items": len(day.topics), "unparsed": day.missing,
                         "fit_seconds": round(fitted, 1), "rules": {"strong": model.strong,
                                                                    "per_strong": rules.per_strong},
                         **score(day.labels, stories, day.labelled),
                         **digest_figures(day.labels, day.topics, stories),
-                        "occasions": occasion_figures(stories, vec, bg, model, rules, day)})
+                        "occasions": occasion_figures(index, stories, day)})
     worst = {"precision": min(r["precision"] for r in results), "recall": min(r["recall"] for r in results)}
     out: dict = {"embedder": args.embedder, "left_out_days": results, "worst": worst}
     if args.fit:
