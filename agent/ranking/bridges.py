@@ -63,6 +63,8 @@ class BridgeTerms:
         return any(self.text.values())
 
 
+_CALENDAR = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May "
+                      "June July August September October November December".split())
 _ABBR_TO = re.compile(r"^abbr\. to (?:[^|\[]*\|)?([^\[\s,]+)")
 _PERSON = re.compile(r"\((?:c\. )?\d{3,4}-")  # "(1979-)": a person's years, so the surname alone names them too
 
@@ -89,6 +91,8 @@ class _Dictionary:
             if m is None:
                 continue
             head = m.group(1).strip()
+            if "(name)" in gloss or head in _CALENDAR:
+                continue  # a transliterated given name (Peter → 彼得) or a weekday: it names nobody on a list
             key = _key(head)
             if not key or len(key.split()) > MAX_WORDS or key in _STOP or len(key) < 3:
                 continue
@@ -143,9 +147,10 @@ def dictionary() -> _Dictionary:
 
 @cache
 def english_words() -> frozenset[str]:
-    """Words that are English (the dictionary's one-word glosses, the stop words): not pinyin."""
+    """Words read as English, never as pinyin: the dictionary's one-word glosses and names, the stop words."""
     book = dictionary()
-    return frozenset(k for k in book.words if " " not in k) | _STOP
+    # one-word names count too: "Shanghai" is the city the dictionary names, not the syllables shang hai
+    return frozenset(k for k in (*book.words, *book.names) if " " not in k) | _STOP
 
 
 def _phrases(text: str) -> list[str]:
@@ -159,6 +164,10 @@ def _phrases(text: str) -> list[str]:
                 continue
             out.append(" ".join(gram))
     return out
+
+
+def _ordinary(word: str, book: _Dictionary) -> bool:
+    return word in book.words or (word.endswith("s") and word[:-1] in book.words)
 
 
 def bridge_terms(text: str, bridges: tuple[Bridge, ...] = BRIDGES) -> BridgeTerms:
@@ -179,6 +188,9 @@ def bridge_terms(text: str, bridges: tuple[Bridge, ...] = BRIDGES) -> BridgeTerm
             if any(phrase in t for t in taken):
                 continue
             found = table.get(phrase) or (table.get(phrase[:-1]) if phrase.endswith("s") else None)
+            if found and bridge == "cedict-name" and " " not in phrase and _ordinary(phrase, book) \
+                    and not re.search(rf"\b{phrase[:1].upper()}{re.escape(phrase[1:])}", text):
+                continue  # "moments" is a word, "Moments" the app: a one-word name that is a word needs its capital
             if found:
                 words.extend(found)
                 used.append(phrase)

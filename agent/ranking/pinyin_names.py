@@ -83,20 +83,24 @@ class PinyinNames:
         (a word of both, such as "she" or "man", is read as English)."""
         said = set(english)
         run: list[str] = []
-        runs: list[list[str]] = []
+        words = 0
+        runs: list[tuple[list[str], int]] = []
         for word in _WORD.findall(line.lower()):
             cut = syllables(word) if word not in said and len(word) >= 2 else None
             if cut:
                 run.extend(cut)
+                words += 1
             elif run:
-                runs.append(run)
-                run = []
+                runs.append((run, words))
+                run, words = [], 0
         if run:
-            runs.append(run)
+            runs.append((run, words))
         out: list[str] = []
-        for r in runs:
-            if len(r) < 2:
-                continue  # one syllable alone is a hundred characters
+        for r, n_words in runs:
+            # one syllable alone is a hundred characters; one word of two syllables is more often a
+            # place or a word ("shanghai" reads 伤害 too) than a name, which is said as "Liu Qian", "Yunpeng"
+            if len(r) < 2 or (n_words == 1 and len(r) == 2):
+                continue
             for a, b in zip(r, r[1:], strict=False):
                 out.extend(sorted(self._terms.get(a + b, ())))
         return out
