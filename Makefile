@@ -7,12 +7,14 @@ STAMP  := $(VENV)/.installed
 .PHONY: run test demo lint bench eval clean
 
 # torch goes in first, pinned to the CPU build, so the sentence-transformers
-# requirement does not pull a multi-GB CUDA build; then the project itself.
+# requirement does not pull a multi-GB CUDA build; then the project itself. The checkout goes on
+# the environment's path (a .pth file) so scripts import `harness`, which the wheel leaves out.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "trendlens-harness.pth").write_text(str(pathlib.Path.cwd()) + "\n")'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -25,7 +27,7 @@ demo: $(STAMP)
 	$(VENV)/bin/trendlens demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check agent tests scripts
+	$(VENV)/bin/ruff check agent harness tests scripts
 	$(VENV)/bin/mypy
 
 # the cheap tables of BENCHMARKS.md, rewritten in place (scripts/tools/bench_tables.py), then the encode

@@ -2,14 +2,14 @@
 
 The parts, each in its own module with one job:
 
-    TopicIndex (topic_index.py)      store snapshot → ranker index + story clusters
+    TopicIndex (index/topic_index.py)      store snapshot → ranker index + story clusters
     LiveLoop (live.py)               utterance → LiveResult(decision, captions)
     CaptionComposer (captions/composer.py)  caption wording + the optional LLM gloss
     DisplayRouter (display/router.py)       captions and digests → the configured displays
-    FetchJob (scheduling.py)         the one fetch path (scheduler jobs and the refresh workflow)
-    load_ranker (model_loading.py)   the model, or lexical ranking when it cannot load
+    FetchJob (collect/scheduling.py)         the one fetch path (scheduler jobs and the refresh workflow)
+    load_ranker (index/model_loading.py)   the model, or lexical ranking when it cannot load
     build_displays (display/configured.py)  the configured displays (and the MentraOS app server)
-    WorkflowEngine (engine/)         runs workflows; steps see only `StepDeps` (step_deps.py)
+    WorkflowEngine (engine/)         runs workflows; steps see only `StepDeps` (engine/step_deps.py)
 
 The CLI, the demo and the API all drive TrendLens through one `Runtime`, so the
 live loop is the same code everywhere. `Runtime.build` makes every part before the
@@ -26,9 +26,19 @@ from typing import Any
 
 import httpx
 
+from agent.collect.collector import Collector
+from agent.collect.joblocks import job_locks_for
+from agent.collect.scheduling import FetchJob
+from agent.engine.llm import LlmConfig
+from agent.engine.step_deps import PartsDeps
+from agent.index.model_loading import EmbedderFactory, fixed_embedder, load_ranker
+from agent.index.topic_index import TopicIndex
+from agent.live.loop import LiveLoop, LiveResult
+from agent.live.sessions import Session, SessionManager, SessionStore
+from agent.live.shared_sessions import RedisSessionState
+
 from .captions.caption import Caption
 from .captions.composer import CaptionComposer
-from .collect import Collector
 from .display.base import CaptionFanout
 from .display.configured import build_displays
 from .display.hud import HudHub
@@ -38,21 +48,12 @@ from .display.redis_fanout import RedisFanout
 from .display.router import DisplayRouter
 from .engine.runner import WorkflowEngine
 from .errors import InputError
-from .joblocks import job_locks_for
-from .live import LiveLoop, LiveResult
-from .llm import LlmConfig
 from .metrics import Metrics
-from .model_loading import EmbedderFactory, fixed_embedder, load_ranker
 from .notify import Notifier
 from .ranking import Embedder, build_embedder
 from .resources import workflows_dir
-from .scheduling import FetchJob
-from .sessions import Session, SessionManager, SessionStore
 from .settings import Settings
-from .shared_sessions import RedisSessionState
-from .step_deps import PartsDeps
 from .store import Store, open_store
-from .topic_index import TopicIndex
 from .watch import Watcher, WatchLists
 
 __all__ = ["Runtime", "UtteranceResult"]

@@ -284,7 +284,7 @@ class RankingOptions(_Group):
 
 
 class LlmOptions(_Group):
-    """The optional OpenAI-compatible endpoint for glosses and wording (`agent.llm.LlmConfig`)."""
+    """The optional OpenAI-compatible endpoint for glosses and wording (`agent.engine.llm.LlmConfig`)."""
 
     base_url: str | None = Field(default=None, alias="llm_base_url",
                                  description="OpenAI-compatible endpoint for wording; off when unset")

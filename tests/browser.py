@@ -19,7 +19,7 @@ needs_chromium = pytest.mark.usefixtures("chromium")
 
 def require_chromium() -> str:
     """The browser's path; skip without it, or fail under CI=1 (.ci/run installs it or stops)."""
-    from agent.testing.servers import unavailable
+    from harness.servers import unavailable
 
     if CHROMIUM is None:
         unavailable("Debian's chromium is not installed")

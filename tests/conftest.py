@@ -28,8 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test marked `needs_shared(...)` skips without those files, or fails under CI, before any of its
-    fixtures read them (agent/testing/required.py)."""
-    from agent.testing.required import need_shared
+    fixtures read them (harness/required.py)."""
+    from harness.required import need_shared
 
     for mark in item.iter_markers("needs_shared"):
         need_shared(*mark.args)
@@ -85,10 +85,10 @@ def chromium() -> str:
     return require_chromium()
 
 
-# -- real servers (agent/testing/servers.py): started once per run, only when a test asks ---------------
+# -- real servers (harness/servers.py): started once per run, only when a test asks ---------------
 @pytest.fixture(scope="session")
 def postgres_server():
-    from agent.testing.servers import start_postgres
+    from harness.servers import start_postgres
 
     server = start_postgres()
     yield server
@@ -97,7 +97,7 @@ def postgres_server():
 
 @pytest.fixture(scope="session")
 def redis_server():
-    from agent.testing.servers import start_redis
+    from harness.servers import start_redis
 
     server = start_redis()
     yield server

@@ -20,9 +20,9 @@ import httpx
 import pytest
 import websockets
 
-from agent.joblocks import _NAMESPACE, _key
-from agent.shared_sessions import LOCK_TIMEOUT_S
-from agent.testing.servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
+from agent.collect.joblocks import _NAMESPACE, _key
+from agent.live.shared_sessions import LOCK_TIMEOUT_S
+from harness.servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
 
 KEY = "cluster-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}

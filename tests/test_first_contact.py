@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from agent.cli import main
+from agent.commands.cli import main
 
 
 @pytest.fixture
@@ -69,9 +69,9 @@ def test_doctor_prints_a_table_and_json_on_request(capsys):
 
 
 async def test_scheduler_job_registration_stays_below_info(tmp_path, caplog, store):
-    from agent.collect import Collector
+    from agent.collect.collector import Collector
+    from agent.collect.scheduling import build_scheduler
     from agent.logs import configure_logging
-    from agent.scheduling import build_scheduler
     from agent.settings import Settings
 
     configure_logging(verbose=False)

@@ -6,7 +6,7 @@ day is left out, so that day's figure is in sample however the evaluation splits
 when a labelled day's item title (four characters or more) or its date appears in any file under
 `agent/`, code, data and docstrings alike.
 
-Not scanned: `agent/testing/`, the harness that loads the labelled days for tests and scripts (it
+Not scanned: `harness/`, the harness that loads the labelled days for tests and scripts (it
 must name them), and the `fitted_on` note of `agent/ranking/profiles.json`, which the tuner writes
 to say what the shipped profile was fitted on and no decision reads.
 """
@@ -17,14 +17,13 @@ import json
 import re
 from pathlib import Path
 
-from agent.testing.paths import ROOT, SHARED
-from agent.testing.required import needs_shared
+from harness.paths import ROOT, SHARED
+from harness.required import needs_shared
 
 STORY_DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 FESTIVAL = "2024-02-09"
 DAYS = (*STORY_DAYS, FESTIVAL)
 AGENT = ROOT / "agent"
-HARNESS = AGENT / "testing"
 
 pytestmark = needs_shared(*(f"devsets/stories-{day}.json" for day in STORY_DAYS), f"devsets/festival-{FESTIVAL}.json")
 
@@ -71,7 +70,7 @@ def test_no_labelled_day_title_or_date_is_in_the_product() -> None:
     assert len(titles) > 500  # the sets were read: three story days and the festival night
     found = []
     for path in sorted(AGENT.rglob("*")):
-        if not path.is_file() or HARNESS in path.parents or "__pycache__" in path.parts:
+        if not path.is_file() or "__pycache__" in path.parts:
             continue
         text = product_text(path)
         if text is None:

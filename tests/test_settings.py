@@ -220,7 +220,7 @@ def test_unset_means_sqlite_in_the_data_dir(tmp_path):
 
 def test_an_unreachable_database_is_one_line_without_the_password(tmp_path):
     from agent.errors import StoreError
-    from agent.testing import free_port
+    from harness import free_port
 
     url = f"postgresql://trendlens:s3cret@127.0.0.1:{free_port()}/trendlens"
     with pytest.raises(StoreError, match=r"cannot open store 'postgresql://trendlens:\*\*\*@127") as caught:

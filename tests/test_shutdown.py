@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.testing import free_port
+from harness import free_port
 
 KEY = "shutdown-test-key"
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.testing import free_port
+from harness import free_port
 from tests.conftest import ROOT
 
 KEY = "wheel-test-key"
@@ -53,6 +53,8 @@ def test_wheel_ships_workflows_and_snapshot(installed: Path, tmp_path: Path) -> 
     assert (agent_dir / "synthetic" / "README.md").is_file()
     assert (agent_dir / "synthetic" / "snapshot" / "v2ex" / "hot.json").is_file()
     assert not (installed / "fixtures").exists() and not (installed / "workflows").exists()
+    # the tests' and scripts' harness is no part of what a user installs
+    assert not (installed / "harness").exists() and not (agent_dir / "testing").exists()
 
 
 @pytest.mark.slow

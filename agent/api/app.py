@@ -10,13 +10,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from agent.collect.scheduling import build_scheduler, schedule_index_follow
+from agent.index.topic_index import SCHEDULED_DEBOUNCE_S
+from agent.live.sessions import SessionManager
+from agent.store.keys import list_keys
+
 from ..engine.triggers import schedule_workflows
-from ..keys import list_keys
 from ..runtime import Runtime
-from ..scheduling import build_scheduler, schedule_index_follow
-from ..sessions import SessionManager
 from ..settings import Settings, get_settings
-from ..topic_index import SCHEDULED_DEBOUNCE_S
 from .deps import erasure_guard, live_sessions
 from .docs import install_docs
 from .errors import install_error_handlers

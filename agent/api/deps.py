@@ -13,14 +13,15 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Request, WebSocket
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ..chat.deps import ChatDeps
-from ..collect import Collector
+from agent.answers.chat.deps import ChatDeps
+from agent.collect.collector import Collector
+from agent.index.topic_index import TopicIndex
+from agent.live.sessions import Session, SessionStore
+
 from ..engine.runner import WorkflowEngine
 from ..metrics import Metrics
 from ..runtime import Runtime
-from ..sessions import Session, SessionStore
 from ..store import Store
-from ..topic_index import TopicIndex
 from .erase import ErasureGuard
 from .errors import ApiError
 from .security import KeyRing, TooManyGuesses

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..errors import TrendLensError
 
 if TYPE_CHECKING:
+    from agent.live.sessions import Session
+
     from ..runtime import Runtime
-    from ..sessions import Session
 
 __all__ = ["ERASED_CLOSE", "ErasureGuard", "SessionErased", "erase_everywhere"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..redis_options import redis_options
-from ..shared_sessions import SharedStateError
+from agent.live.shared_sessions import SharedStateError
+from agent.store.redis_options import redis_options
 
 __all__ = ["RedisRateLimiter"]
 

@@ -10,7 +10,8 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..keys import Role, hash_key, key_role, make_key
+from agent.store.keys import Role, hash_key, key_role, make_key
+
 from ..settings import Settings
 from ..store import Store
 

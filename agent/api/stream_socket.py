@@ -29,15 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 
+from agent.live.shared_sessions import SharedStateError
+
 from ..errors import InputError, OverloadError
-from ..shared_sessions import SharedStateError
 from .erase import ERASED_CLOSE, ErasureGuard, SessionErased
 from .throttle import MAX_FRAME_BYTES, Charge, LiveSessions, take_all_async
 
 if TYPE_CHECKING:
+    from agent.live.sessions import Session
+
     from ..display.base import CaptionFeed
     from ..runtime import Runtime
-    from ..sessions import Session
     from .security import KeyRing
 
 __all__ = ["MAX_FRAME_WAIT_S", "MAX_WAITING_FRAMES", "REVOKED_CLOSE", "StreamSocket", "rate_limited"]

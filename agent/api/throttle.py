@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..sessions import MAX_UTTERANCE_CHARS
+from agent.live.sessions import MAX_UTTERANCE_CHARS
+
 from .security import RateLimiter
 
 __all__ = ["LIVE_S", "MAX_FRAME_BYTES", "Charge", "KeyLimiter", "LiveSessions", "Limiter", "session_bucket",

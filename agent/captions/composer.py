@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..llm import LlmConfig
+from agent.engine.llm import LlmConfig
+
 from ..platforms import weak_headline
 from .caption import Caption
 from .gist import gist

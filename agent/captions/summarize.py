@@ -11,7 +11,8 @@ import logging
 
 import httpx
 
-from ..llm import LlmConfig, LlmFailed, complete
+from agent.engine.llm import LlmConfig, LlmFailed, complete
+
 from .graphemes import clean_text
 
 __all__ = ["summarize"]

@@ -11,8 +11,9 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from ..collect import Collector
-from ..queries.sources import statuses_of
+from agent.answers.queries.sources import statuses_of
+from agent.collect.collector import Collector
+
 from ..settings import Settings, get_settings
 from ..sources import REGISTRY, build_sources, source_class
 from ..store import open_store, store_location
@@ -121,7 +122,7 @@ def run_topics(args: argparse.Namespace) -> int:
 
 
 def run_forever(args: argparse.Namespace) -> int:
-    from ..scheduling import build_scheduler
+    from agent.collect.scheduling import build_scheduler
 
     settings = _settings(args)
     store = open_store(settings)

@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..keys import list_keys, make_key, revoke_key
+    from agent.store.keys import list_keys, make_key, revoke_key
+
     from ..store import open_store
 
     store = open_store(get_settings())

@@ -38,9 +38,10 @@ def run(args: argparse.Namespace) -> int:
 async def serve_stdio(settings: Settings, *, fetch: bool = True) -> None:
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+    from agent.collect.scheduling import build_scheduler, schedule_index_follow
+
     from ..mcp import build_server
     from ..runtime import Runtime
-    from ..scheduling import build_scheduler, schedule_index_follow
 
     runtime = Runtime.build(settings)
     scheduler = (build_scheduler(runtime.collector, first_run_now=False, fetch=runtime.fetch_job) if fetch

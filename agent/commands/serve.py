@@ -89,8 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from agent.collect.collector import SYNTHETIC
+
     from ..api import create_app
-    from ..collect import SYNTHETIC
 
     settings = get_settings()
     updates: dict[str, object] = {"offline": True} if args.offline else {}

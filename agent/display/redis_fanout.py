@@ -26,8 +26,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agent.store.redis_options import REDIS_HEALTH_CHECK_S, redis_options
+
 from ..captions.caption import Caption
-from ..redis_options import REDIS_HEALTH_CHECK_S, redis_options
 from .base import DEFAULT_SESSION
 from .hud import HudHub, HudSubscription
 

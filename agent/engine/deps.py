@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.stories.linking import Story
+
 from ..captions.caption import Caption
 from ..captions.templates import CaptionLang
 from ..notify import Message
 from ..ranking import Ranked, RankQuery
 from ..store import Store
-from ..stories import Story
 
 __all__ = ["StepDeps"]
 

@@ -138,7 +138,7 @@ class GateParams(_Params):
 
 
 async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
-    from ..gating import Candidate
+    from agent.live.gating import Candidate
 
     said = found.utterance
     key = ctx.deps.story_key
@@ -207,7 +207,8 @@ class DigestParams(_Params):
 
 
 async def digest(ctx: RunContext, _: Start | Fetched, p: DigestParams) -> tuple[DigestMade, str]:
-    from ..digest import build_digest, render_digest
+    from agent.answers.digest import build_digest, render_digest
+
     from ..models import utcnow
 
     d = await asyncio.to_thread(build_digest, ctx.deps.store, lang=p.lang, limit=p.limit,

@@ -13,7 +13,8 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger as APCron
 from apscheduler.triggers.interval import IntervalTrigger as APInterval
 
-from ..joblocks import JobLocks, LocalJobLocks, run_exclusive
+from agent.collect.joblocks import JobLocks, LocalJobLocks, run_exclusive
+
 from .runner import WorkflowEngine
 from .spec import CronTrigger, IntervalTrigger
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent.answers.digest import Digest
+from agent.live.gating import Decision
+from agent.live.sessions import Session
+
 from ..captions.caption import Caption
-from ..digest import Digest
-from ..gating import Decision
 from ..ranking import Ranked
-from ..sessions import Session
 
 __all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Said", "Silenced", "Start"]
 

@@ -8,9 +8,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..chat.facts import Fact
+from agent.answers.chat.facts import Fact
+from agent.stories.answer import StoryAnswer
+
 from ..platforms import platform_name
-from ..story_answer import StoryAnswer
 
 __all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",
            "TrendingOut"]

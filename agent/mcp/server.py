@@ -1,7 +1,7 @@
 """The MCP server: TrendLens's answers as tools and resources, for desktop agents (stdio) and for
 agents that reach the service (`/mcp`, streamable HTTP behind the API key).
 
-Each tool calls the one implementation of its answer (`agent.queries`), returns it as typed JSON
+Each tool calls the one implementation of its answer (`agent.answers.queries`), returns it as typed JSON
 (`schemas.py`, the tool's outputSchema, with full URLs) and as text a person reads (the chat's own
 wording, links readable). Tool descriptions are written for the model that picks the tool.
 """
@@ -18,13 +18,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from ..captions.profiles import PROFILES
-from ..chat.answers import render_fresh, render_hottest, render_nothing, render_platform
-from ..chat.facts import Fact
-from ..digest import Digest
-from ..errors import InputError
-from ..platforms import find_platform, platform_name, run_time_platforms
-from ..queries import (
+from agent.answers.chat.answers import render_fresh, render_hottest, render_nothing, render_platform
+from agent.answers.chat.facts import Fact
+from agent.answers.digest import Digest
+from agent.answers.queries import (
     digest_window,
     fresh_stories,
     glance,
@@ -36,11 +33,16 @@ from ..queries import (
     told,
     utterance_rank_params,
 )
+
+from ..captions.profiles import PROFILES
+from ..errors import InputError
+from ..platforms import find_platform, platform_name, run_time_platforms
 from ..sources import AGGREGATOR_NAMES, REGISTRY
 from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
 
 if TYPE_CHECKING:
-    from ..chat.deps import ChatDeps
+    from agent.answers.chat.deps import ChatDeps
+
     from ..runtime import Runtime
 
 __all__ = ["PLATFORM_CHOICES", "build_server"]

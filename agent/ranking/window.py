@@ -19,7 +19,7 @@ MAX_CHARS = 2000
 #: sentence cut at a pause by the endpointer (a pause inside a sentence is well under this).
 JOIN_S = 2.0
 #: The longest sentence joining makes, per language, in characters. Each holds every line of the
-#: development sets whole as the simulated recogniser writes it (agent/testing/asr.py: Chinese
+#: development sets whole as the simulated recogniser writes it (harness/asr.py: Chinese
 #: mentions at most 50 characters, everyday talk 37; English mentions 256, talk 166), with room
 #: for a slower speaker; beyond it a run of pieces is a run of talk, not one sentence. Both are
 #: about 60-70 model tokens, so the encode a decision waits for costs the same at line 300 as at

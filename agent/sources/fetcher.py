@@ -1,7 +1,7 @@
 """What a source fetches with: `Fetcher`, beside `Source`.
 
 Sources only need "GET this URL under my name's policy"; the retrying, size-capped,
-cached implementation is `agent.fetching.HttpFetcher`. Typing sources against this
+cached implementation is `agent.collect.fetching.HttpFetcher`. Typing sources against this
 protocol keeps `agent.sources` from importing the fetching machinery that imports them.
 """
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..links import safe_link
+from agent.answers.links import safe_link
+
 from ..models import Topic, utcnow
 from ..notify import Notifier, alert_message
 from ..notify.message import Story
@@ -21,7 +22,7 @@ from .lists import OPERATOR, Alert, WatchLists
 from .matching import group_matches, story_text
 
 if TYPE_CHECKING:
-    from ..topic_index import TopicIndex
+    from agent.index.topic_index import TopicIndex
 
 __all__ = ["Watcher"]
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from agent.ranking import Ranker
-from agent.testing import devsets
+from harness import devsets
 
 CUTS = {"zh": [None, 32, 20], "en": [None, 120, 60]}
 

@@ -15,7 +15,7 @@ talk under that load. Run it once with --sessions 2 for the unloaded figure.
 
 No two utterances of a run share their text: the speakers draw from one pool, each of the 985 dev
 lines once as written, then again behind a spoken opener ("嗯，", "so, ", ...:
-`agent.testing.devsets.distinct`), as a real table never repeats another's line word for word.
+`harness.devsets.distinct`), as a real table never repeats another's line word for word.
 Every row reports the share of rank calls the query-vector cache answered (no encode), and the
 share of lines said behind an opener; a repeated line would be a cache hit, not capacity.
 
@@ -45,8 +45,8 @@ from pathlib import Path
 import httpx
 import websockets
 
-from agent.testing import free_port, pct
-from agent.testing.devsets import distinct
+from harness import free_port, pct
+from harness.devsets import distinct
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "load-test-key"

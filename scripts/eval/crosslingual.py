@@ -27,8 +27,8 @@ from pathlib import Path
 from agent.ranking import Ranker, build_embedder
 from agent.ranking.bridges import BRIDGES, Bridge
 from agent.settings import Settings
-from agent.testing.paths import SHARED
-from agent.testing.story_days import parse_lists, passage_vectors
+from harness.paths import SHARED
+from harness.story_days import parse_lists, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 

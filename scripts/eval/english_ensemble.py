@@ -25,8 +25,8 @@ from tune_relevance import Z_SCALE, bm25, dense_z, norm, ranks_of
 
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
 from agent.settings import Settings
-from agent.testing import devsets
-from agent.testing.recall import recall
+from harness import devsets
+from harness.recall import recall
 
 
 def per_query_z(cos: np.ndarray) -> np.ndarray:

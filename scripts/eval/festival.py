@@ -47,11 +47,11 @@ from typing import Any
 
 import httpx
 
-from agent.gating import GatePolicy
+from agent.live.gating import GatePolicy
 from agent.ranking import build_embedder
 from agent.ranking.lexical import tokenize
 from agent.settings import Settings
-from agent.testing.paths import SHARED
+from harness.paths import SHARED
 
 DAY = "2024-02-09"
 DAY_DIR = SHARED / "days" / DAY
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
     ap.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",
-                    help="change one field of the session gate's policy (agent/gating.py GatePolicy)")
+                    help="change one field of the session gate's policy (agent/live/gating.py GatePolicy)")
     args = ap.parse_args(argv)
     if not args.devset.is_file() or not args.day_dir.is_dir():
         print(f"festival eval: the real data is not here ({args.devset}, {args.day_dir})", file=sys.stderr)

@@ -8,7 +8,7 @@ lines are read as small talk (a greeting, help, thanks) is shown too: that is a 
 instead of a list, never a misread.
 
 There is no real set of chat questions per intent; the question tables of the tests
-(tests/chat/test_intents.py, written by us: synthetic) give each trending question with its
+(tests/answers/chat/test_intents.py, written by us: synthetic) give each trending question with its
 intent. For those the count is how many are read as small talk (must be 0) or as another intent.
 
     .venv/bin/python scripts/eval/intents.py
@@ -20,8 +20,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from agent.chat.intents import SmallTalk, detect_intent
-from agent.testing.intent_table import FOLLOW_UPS, TABLE
+from agent.answers.chat.intents import SmallTalk, detect_intent
+from harness.intent_table import FOLLOW_UPS, TABLE
 
 DEVSETS = Path(__file__).resolve().parents[3] / "shared" / "devsets"
 
@@ -53,7 +53,7 @@ def main() -> int:
     other = [q for q, i in questions
              if not isinstance(detect_intent(q), SmallTalk) and type(detect_intent(q)) is not type(i)]
     talk_missed = [q for q, i in talk if detect_intent(q) != i]
-    print("\nThe question tables of agent/testing/intent_table.py (synthetic):\n")
+    print("\nThe question tables of harness/intent_table.py (synthetic):\n")
     print("| set | lines | read as small talk | read as another intent |")
     print("|---|---|---|---|")
     print(f"| trending questions and follow-ups | {len(questions) + len(FOLLOW_UPS)} | {len(as_talk)} | "

@@ -41,9 +41,9 @@ from agent.ranking import Ranker, query_terms
 from agent.ranking.lexical import tokenize
 from agent.ranking.scoring import dense_evidence, score
 from agent.sources.heat import parse_heat
-from agent.testing import devsets
-from agent.testing.devsets import pick
-from agent.testing.recall import recall
+from harness import devsets
+from harness.devsets import pick
+from harness.recall import recall
 
 FEATURES = ("relevance", "dense_z", "topic_z", "cosine", "lexical", "bm25", "evidence_margin", "shared_terms",
             "shared_share", "title_share", "idf_sum", "idf_max", "shared_numbers", "shared_latin", "title_chars",

@@ -20,13 +20,13 @@ there, and utterance→decision latency.
     .venv/bin/python scripts/eval/relevance.py --live --limit 60       # a quick subset
 
 ASR mode (--asr, offline and live): every mention and small-talk line as a speech recogniser
-delivers it (agent/testing/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
+delivers it (harness/asr.py: no punctuation, English lower-cased, numbers spoken); live, each
 is said as two utterances of one session, and a caption shown after either counts.
 
     .venv/bin/python scripts/eval/relevance.py --live --asr            # report half, speech
 
 Homophones (--homophones RATE, with either mode): that share of the Han characters of every
-Chinese line is replaced by another character of the same pinyin (agent/testing/homophones.py,
+Chinese line is replaced by another character of the same pinyin (harness/homophones.py,
 seeded), the Chinese recogniser's commonest error.
 
     .venv/bin/python scripts/eval/relevance.py --homophones 0.05 --channels hybrid
@@ -78,10 +78,10 @@ from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embed
 from agent.ranking.scoring import CalibrationProfile
 from agent.settings import Settings
 from agent.sources.heat import parse_heat
-from agent.testing import devsets, pct
-from agent.testing.asr import asr_pieces, asr_text
-from agent.testing.devsets import pick
-from agent.testing.recall import recall_row
+from harness import devsets, pct
+from harness.asr import asr_pieces, asr_text
+from harness.devsets import pick
+from harness.recall import recall_row
 
 ROOT = devsets.ROOT
 
@@ -136,7 +136,7 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
     import httpx
 
     from agent.api import create_app
-    from agent.fetching import SourceOutcome
+    from agent.collect.fetching import SourceOutcome
     from agent.runtime import Runtime
 
     key = "eval-key"
@@ -195,7 +195,7 @@ def heard(args: argparse.Namespace, text: str, lang: str) -> str:
 
 def homophones(args: argparse.Namespace) -> Any:
     if getattr(args, "sounds", None) is None:
-        from agent.testing.homophones import Homophones
+        from harness.homophones import Homophones
 
         rel, chat = devsets.load(args.devsets)
         args.sounds = Homophones([t["title"] for t in rel["zh"]["topics"]] + [q["text"] for q in rel["zh"]["queries"]]

@@ -34,9 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agent.digest import build_digest
+from agent.answers.digest import build_digest
 from agent.models import Topic
-from agent.stories import (
+from agent.stories.grouping import StoryIndex
+from agent.stories.linking import (
     GroupingRules,
     LinkModel,
     Story,
@@ -47,8 +48,7 @@ from agent.stories import (
     pair_features,
     vetoed,
 )
-from agent.story_grouping import StoryIndex
-from agent.testing.story_days import DAYS, FESTIVAL, SHARED, Day, load_day, passage_vectors
+from harness.story_days import DAYS, FESTIVAL, SHARED, Day, load_day, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,7 +72,7 @@ def cross_pairs(groups: list[list[str]] | list[tuple[str, ...]]) -> set[frozense
 
 
 def background(embedder_name: str) -> float:
-    from agent.story_grouping import background_of
+    from agent.stories.grouping import background_of
 
     class Named:
         name = embedder_name

@@ -17,9 +17,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from agent.testing import devsets
-from agent.testing.devsets import pick
-from agent.testing.recall import recall_row
+from harness import devsets
+from harness.devsets import pick
+from harness.recall import recall_row
 
 
 def main() -> int:

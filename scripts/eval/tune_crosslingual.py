@@ -53,7 +53,7 @@ from agent.ranking.scoring import (  # noqa: E402
     save_fitted,
 )
 from agent.settings import Settings  # noqa: E402
-from agent.testing import devsets
+from harness import devsets
 
 PROBE_DIR = devsets.ROOT / "fixtures" / "relevance" / "crosslingual-synthetic"
 PROBES = {"en": PROBE_DIR / "en-about-zh-synthetic.json", "zh": PROBE_DIR / "zh-about-en-synthetic.json"}

@@ -59,8 +59,8 @@ from agent.ranking import (  # noqa: E402
 )
 from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence, save_fitted  # noqa: E402
 from agent.settings import Settings  # noqa: E402
-from agent.testing import devsets
-from agent.testing.recall import recall
+from harness import devsets
+from harness.recall import recall
 
 W_GRID = [round(x, 2) for x in np.arange(0.0, 1.0001, 0.05)]
 TAU_GRID = [2.0, 4.0, 8.0, 12.0, 20.0, 40.0]

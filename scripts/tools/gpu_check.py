@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from agent.testing import devsets
+from harness import devsets
 
 
 def _lines(n: int) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
-from agent.testing.apps import LiveServer, make_runtime
+from harness.apps import LiveServer, make_runtime
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.testing.apps import AUTH
+from harness.apps import AUTH
 from tests.api.conftest import HOSTILE
 
 
@@ -42,7 +42,7 @@ def test_rate_limit_answers_429_with_retry_after(tmp_path):
     from fastapi.testclient import TestClient
 
     from agent.api import create_app
-    from agent.testing.apps import make_runtime
+    from harness.apps import make_runtime
 
     runtime = make_runtime(tmp_path / "d", rate_limit_per_s=1, rate_limit_burst=3)
     with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as c:
@@ -290,7 +290,7 @@ def test_openapi_docs_are_served(client):
 
 
 def test_evicted_sessions_come_back_from_the_store(store):
-    from agent.sessions import SessionManager
+    from agent.live.sessions import SessionManager
 
     manager = SessionManager(store, max_live=2)
     first, token = manager.create("even-g1")

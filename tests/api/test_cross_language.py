@@ -1,7 +1,7 @@
 """Questions asked in one language about lists in the other, on real recorded days.
 
 The service holds the real Zhihu, Baidu, Douyin and V2EX lists of ../shared/upstream (two days,
-agent/testing/realdata.py) and the real English lists recorded there (Reddit's front page, GitHub
+harness/realdata.py) and the real English lists recorded there (Reddit's front page, GitHub
 Trending), as fetched now. Each intent (hottest, a platform's top, a story, new or rising) is
 asked in English about the Chinese lists and in Chinese about the English ones; each check is
 what the asker would look for: the right items, platforms named in the asker's language, titles
@@ -19,9 +19,9 @@ import pytest
 
 from agent.api import create_app
 from agent.models import Topic
-from agent.testing.apps import AUTH, LiveServer
-from agent.testing.realdata import current_lists, need_upstream, real_runtime
-from tests.chat.test_intents_served import ask, ask_glasses, assert_glasses_style, named
+from harness.apps import AUTH, LiveServer
+from harness.realdata import current_lists, need_upstream, real_runtime
+from tests.answers.chat.test_intents_served import ask, ask_glasses, assert_glasses_style, named
 
 ZH_SOURCES = ("zhihu", "baidu", "douyin", "v2ex")
 EN_SOURCES = ("reddit", "github_trending")

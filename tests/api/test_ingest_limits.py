@@ -12,7 +12,7 @@ import numpy as np
 
 from agent.api import create_app
 from agent.ranking import HashEmbedder
-from agent.testing.apps import AUTH, LiveServer, make_runtime
+from harness.apps import AUTH, LiveServer, make_runtime
 
 
 def _topics(n: int, prefix: str = "t") -> list[dict]:

@@ -6,11 +6,11 @@ from fastapi.testclient import TestClient
 
 from agent.api import create_app, security
 from agent.api.security import KNOWN_RECHECK_S, UNKNOWN_RECHECK_S, KeyRing
-from agent.cli import main
-from agent.keys import hash_key, list_keys, make_key, revoke_key
+from agent.commands.cli import main
 from agent.settings import Settings
 from agent.store import open_store
-from agent.testing.apps import make_runtime
+from agent.store.keys import hash_key, list_keys, make_key, revoke_key
+from harness.apps import make_runtime
 
 
 class Clock:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from agent.api import create_app
-from agent.testing.apps import AUTH, KEY, LiveServer, make_runtime
+from harness.apps import AUTH, KEY, LiveServer, make_runtime
 
 URL = "/metis/agent/api/sse"
 

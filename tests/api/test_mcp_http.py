@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.testing.realdata import current_lists, need_upstream, seed_real_days
-from agent.testing.servers import Instance, start_instance
+from harness.realdata import current_lists, need_upstream, seed_real_days
+from harness.servers import Instance, start_instance
 from tests.mcp.checks import check_bad_arguments, check_real_day, check_synthetic
 from tests.mcp.client import check_listing, over_http
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from agent.api import create_app, security
-from agent.testing.apps import LiveServer, make_runtime
+from harness.apps import LiveServer, make_runtime
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},

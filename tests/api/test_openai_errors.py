@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from agent.api import create_app
-from agent.testing.apps import AUTH, KEY, LiveServer, make_runtime
+from harness.apps import AUTH, KEY, LiveServer, make_runtime
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from agent.testing.apps import AUTH, KEY
+from harness.apps import AUTH, KEY
 from tests.api.conftest import HOSTILE
 from tests.browser import chromium_page, needs_chromium
 

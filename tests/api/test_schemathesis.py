@@ -23,7 +23,7 @@ from schemathesis.checks import (  # noqa: E402
 
 from agent.api import create_app  # noqa: E402
 from agent.api.security import KeyRing, RateLimiter, hash_key  # noqa: E402
-from agent.testing.apps import AUTH, KEY, make_runtime  # noqa: E402
+from harness.apps import AUTH, KEY, make_runtime
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agent.captions.composer import CaptionComposer
-from agent.collect import Collector
+from agent.collect.collector import Collector
+from agent.index.topic_index import TopicIndex
 from agent.platforms import caption_label
 from agent.ranking import HashEmbedder, Ranked, Ranker
 from agent.settings import Settings
-from agent.topic_index import TopicIndex
 
 
 @pytest.fixture

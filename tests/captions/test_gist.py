@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.captions.gist import Openers, gist, openers
 from agent.captions.templates import compose_caption
-from tests.stories_helpers import topic
+from tests.stories.helpers import topic
 
 # Synthetic summaries written here in the shape of a list's descs on a festival night.
 NIGHT = [

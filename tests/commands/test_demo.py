@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.cli import main
+from agent.commands.cli import main
 
 
 def test_demo_runs_offline_and_shows_captions_and_silence(capsys):

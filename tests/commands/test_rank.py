@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agent.cli import main
+from agent.commands.cli import main
 
 TOPICS = [
     {"id": "t1", "title": "春晚机器人扭秧歌", "source": "weibo", "heat": 100},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import main
+from agent.commands.cli import main
 from agent.engine.runner import WorkflowEngine
 from agent.engine.spec import SCHEMA_HEADER, WorkflowSpec, load_workflow, write_schema
 from agent.engine.steps import STEPS, Step, _Params
@@ -211,7 +211,7 @@ async def test_a_clock_driven_workflow_runs_on_one_of_several_instances(runtime,
     """Each instance schedules the digest; the job locks let one of them run it (one push, not two)."""
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-    from agent.joblocks import AdvisoryJobLocks
+    from agent.collect.joblocks import AdvisoryJobLocks
 
     locks = [AdvisoryJobLocks(postgres_url), AdvisoryJobLocks(postgres_url)]  # two instances' lock connections
     try:

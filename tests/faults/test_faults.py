@@ -13,16 +13,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
+from agent.collect.fetching import SourceOutcome
 from agent.errors import ModelError, StoreError
-from agent.fetching import SourceOutcome
 from agent.models import Topic
 from agent.ranking import HashEmbedder
 from agent.runtime import Runtime
 from agent.settings import Settings
 from agent.store import SQLiteStore as Store
-from agent.testing import free_port
-from agent.testing.apps import AUTH, KEY, make_runtime
-from agent.testing.servers import start_instance
+from harness import free_port
+from harness.apps import AUTH, KEY, make_runtime
+from harness.servers import start_instance
 
 
 def test_all_sources_down_serves_the_last_snapshot_and_says_degraded(tmp_path):

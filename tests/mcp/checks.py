@@ -88,7 +88,7 @@ async def check_bad_arguments(session: ClientSession) -> None:
 
 
 async def check_real_day(session: ClientSession, lists: dict[str, list[Topic]]) -> None:
-    """Each tool on the real Zhihu, Baidu, Douyin and V2EX lists of two recorded days (agent/testing/realdata.py)."""
+    """Each tool on the real Zhihu, Baidu, Douyin and V2EX lists of two recorded days (harness/realdata.py)."""
     zhihu, baidu, douyin = lists["zhihu"], lists["baidu"], lists["douyin"]
     # one platform: Zhihu's own list, in its order
     text, top = await call(session, "trending", platform="zhihu", limit=5)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.settings import Settings
 from agent.store import open_store
-from agent.testing.realdata import current_lists, need_upstream, seed_real_days
+from harness.realdata import current_lists, need_upstream, seed_real_days
 
 from .checks import check_bad_arguments, check_real_day, check_synthetic
 from .client import TOOLS, check_listing, over_stdio, stdio_server

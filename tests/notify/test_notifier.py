@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from agent.digest import Digest, DigestItem
+from agent.answers.digest import Digest, DigestItem
 from agent.errors import ConfigError
 from agent.metrics import Metrics
 from agent.notify import Notifier, digest_message
@@ -109,7 +109,7 @@ def test_a_failing_channel_is_reported_in_readyz_by_name_only(tmp_path) -> None:
     from fastapi.testclient import TestClient
 
     from agent.api.app import create_app
-    from agent.testing.apps import make_runtime
+    from harness.apps import make_runtime
 
     with receiver() as r:
         r.failing.add("/Secr3tHookKey")

@@ -1,5 +1,5 @@
 """Speech as recognisers deliver it: no punctuation, English lower-cased, numbers spoken, and a
-sentence cut in two utterances at a pause (agent/testing/asr.py writes the dev lines that way).
+sentence cut in two utterances at a pause (harness/asr.py writes the dev lines that way).
 
 The window joins a recogniser's pieces of one sentence (window.py) and the tokeniser reads
 spoken numbers as digits (numerals.py). The real-data test says the dev set's mentions both
@@ -16,9 +16,9 @@ import pytest
 from agent.models import Topic
 from agent.ranking import ConversationWindow, build_embedder, tokenize
 from agent.settings import Settings
-from agent.testing.asr import asr_pieces, asr_text
-from agent.testing.paths import SHARED
-from agent.testing.required import needs_shared
+from harness.asr import asr_pieces, asr_text
+from harness.paths import SHARED
+from harness.required import needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 

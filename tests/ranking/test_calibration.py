@@ -23,7 +23,7 @@ from agent.models import Topic
 from agent.ranking import EmbeddingCache, HashEmbedder, Ranker, build_embedder, profile_for
 from agent.ranking.background import sample, sample_vectors
 from agent.settings import Settings
-from agent.testing.required import need_shared
+from harness.required import need_shared
 
 DAY = "2025-04-15"
 

@@ -16,9 +16,9 @@ import pytest
 
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
 from agent.settings import Settings
-from agent.testing import devsets
-from agent.testing.paths import SHARED
-from agent.testing.required import needs_shared
+from harness import devsets
+from harness.paths import SHARED
+from harness.required import needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "fixtures" / "relevance" / "crosslingual-synthetic" / "en-about-zh-synthetic.json"

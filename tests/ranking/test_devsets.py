@@ -12,8 +12,8 @@ import pytest
 
 from agent.models import Topic
 from agent.ranking import Ranker, RankerEntry, profile_for
-from agent.testing.paths import SHARED
-from agent.testing.required import needs_shared
+from harness.paths import SHARED
+from harness.required import needs_shared
 
 DEVSETS = SHARED / "devsets"
 pytestmark = needs_shared("devsets/relevance.json", "devsets/chitchat.json")

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from agent.model_loading import encode_batch_for, encode_engines_for, fixed_embedder, load_ranker
+from agent.index.model_loading import encode_batch_for, encode_engines_for, fixed_embedder, load_ranker
 from agent.models import Topic
 from agent.ranking import HashEmbedder, MicroBatcher, Ranker
 from agent.settings import Settings

@@ -12,7 +12,7 @@ from agent.models import Topic
 from agent.ranking import Ranker
 from agent.ranking.fair_heat import normalised_heat
 from agent.ranking.pacing import MAX_WAIT_S, SORT_RUN, answering, building, paced, sorted_paced
-from agent.story_grouping import StoryIndex, background_of
+from agent.stories.grouping import StoryIndex, background_of
 
 TOPICS = [Topic(source="weibo", item_id=str(i), title=f"第{i}个热搜 春晚机器人扭秧歌") for i in range(60)]
 

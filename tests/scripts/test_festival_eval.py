@@ -12,7 +12,7 @@ import argparse
 
 import pytest
 
-from agent.testing.servers import unavailable
+from harness.servers import unavailable
 from tests.conftest import load_script
 
 festival = load_script("eval", "festival")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.testing.servers import Instance, free_port, start_instance
+from harness.servers import Instance, free_port, start_instance
 
 PROBE = Path(__file__).resolve().parents[2] / "scripts" / "tools" / "lingzhu_probe.py"
 KEY = "probe-key-1"

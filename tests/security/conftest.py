@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
-from agent.testing.apps import KEY, make_runtime
+from harness.apps import KEY, make_runtime
 
 OTHER = "other-tenant-key-456"
 OTHER_AUTH = {"Authorization": f"Bearer {OTHER}"}

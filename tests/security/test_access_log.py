@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from agent.testing.servers import NGINX_SITE, start_instance, start_nginx
+from harness.servers import NGINX_SITE, start_instance, start_nginx
 
 
 def test_the_nginx_access_log_drops_query_strings_and_referers(tmp_path: Path) -> None:

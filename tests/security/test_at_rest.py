@@ -8,10 +8,10 @@ from datetime import timedelta
 
 from agent.captions.caption import Caption
 from agent.display.hud import HudHub
-from agent.gating import Decision
+from agent.live.gating import Decision
+from agent.live.sessions import SessionManager
 from agent.models import utcnow
-from agent.sessions import SessionManager
-from agent.testing.apps import AUTH
+from harness.apps import AUTH
 
 from .conftest import app_client
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.testing.apps import AUTH
+from harness.apps import AUTH
 
 from .conftest import OTHER_AUTH, app_client
 

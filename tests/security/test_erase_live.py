@@ -21,7 +21,7 @@ from agent.api import create_app
 from agent.api.erase import ERASED_CLOSE
 from agent.api.routes.hud import HUD_PROTOCOL
 from agent.ranking import HashEmbedder
-from agent.testing.apps import KEY, LiveServer, make_runtime
+from harness.apps import KEY, LiveServer, make_runtime
 
 PASSWORD = "zebra-quokka-4711"
 SPOKEN = f"the wifi password is {PASSWORD} by the way, 春晚的机器人扭秧歌你们看了吗"

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
-from agent.testing.apps import make_runtime
+from harness.apps import make_runtime
 
 ADMIN, OTHER_ADMIN = "admin-one", "admin-two"
 

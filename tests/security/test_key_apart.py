@@ -19,10 +19,10 @@ from websockets.exceptions import ConnectionClosed
 from agent.api import create_app
 from agent.api.security import KeyRing
 from agent.api.stream_socket import REVOKED_CLOSE
-from agent.keys import hash_key, revoke_key
 from agent.runtime import Runtime
 from agent.settings import Settings
-from agent.testing.apps import KEY, LiveServer, make_runtime
+from agent.store.keys import hash_key, revoke_key
+from harness.apps import KEY, LiveServer, make_runtime
 
 HMAC_KEY = "9f1c" * 16  # 64 hex characters, as `openssl rand -hex 32` writes one
 CLIENT = "a-client-key-for-metrics-123"

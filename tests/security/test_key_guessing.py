@@ -13,9 +13,9 @@ import pytest
 
 from agent.api import security
 from agent.api.security import GUESSES_PER_WINDOW, MAX_REMEMBERED, KeyRing
-from agent.keys import make_key
 from agent.settings import Settings
-from agent.testing.servers import start_instance
+from agent.store.keys import make_key
+from harness.servers import start_instance
 
 ANNOUNCED = "TrendLens API key (shown once"
 

@@ -9,9 +9,9 @@ from fastapi.testclient import TestClient
 
 from agent.api import create_app
 from agent.api.deps import ADMIN_ONLY
-from agent.cli import main
-from agent.keys import list_keys
-from agent.testing.apps import make_runtime
+from agent.commands.cli import main
+from agent.store.keys import list_keys
+from harness.apps import make_runtime
 
 CLIENT, ADMIN, BOTH = "client-key-1", "admin-key-1", "both-lists-key"
 TOPIC = [{"id": "r1", "source": "newsroom", "title": "Our own headline", "url": "https://example.org/r1"}]

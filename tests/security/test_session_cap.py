@@ -6,7 +6,7 @@ what a wearer would notice: the table's last minute of talk forgotten mid-conver
 
 from __future__ import annotations
 
-from agent.sessions import SessionManager
+from agent.live.sessions import SessionManager
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64  # owners: the hashes of three keys
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.gating import SessionGate
+from agent.live.gating import SessionGate
+from agent.live.shared_sessions import RedisSessionState
 from agent.ranking.window import ConversationWindow
-from agent.shared_sessions import RedisSessionState
-from agent.testing.servers import RedisServer, start_instance, start_redis
+from harness.servers import RedisServer, start_instance, start_redis
 
 
 def _texts(window: ConversationWindow) -> list[str]:
@@ -66,7 +66,7 @@ async def test_a_missing_state_starts_fresh_not_from_this_instance_s_memory(redi
 async def test_a_redis_blip_shorter_than_the_lease_does_not_cost_the_lock(redis_server, monkeypatch):
     import asyncio
 
-    from agent import shared_sessions
+    from agent.live import shared_sessions
 
     proxy = SilentProxy(redis_server.port)
     holder, other = RedisSessionState(proxy.url), RedisSessionState(redis_server.url)

@@ -10,7 +10,7 @@ import pytest
 
 from agent.errors import StoreError
 from agent.ranking.cache import EmbeddingCache
-from agent.testing.apps import AUTH
+from harness.apps import AUTH
 
 from .conftest import app_client
 

@@ -18,7 +18,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from agent.api.throttle import MAX_FRAME_BYTES
-from agent.testing.servers import Instance, start_instance
+from harness.servers import Instance, start_instance
 
 KEYS = ("k-size", "k-session")
 BURST = 8  # per key, with a slow refill

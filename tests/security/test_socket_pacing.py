@@ -17,9 +17,9 @@ import websockets
 
 from agent.api import create_app, stream_socket
 from agent.ranking import HashEmbedder
-from agent.testing.apps import KEY as TEST_KEY
-from agent.testing.apps import LiveServer, make_runtime
-from agent.testing.servers import Instance, start_instance
+from harness.apps import KEY as TEST_KEY
+from harness.apps import LiveServer, make_runtime
+from harness.servers import Instance, start_instance
 
 KEY = "k-operator"
 HEADERS = {"Authorization": f"Bearer {KEY}"}

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from agent.testing.apps import AUTH, LiveServer
+from harness.apps import AUTH, LiveServer
 
 from .conftest import OTHER_AUTH, app_client
 

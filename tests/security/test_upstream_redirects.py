@@ -8,8 +8,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from agent.collect.fetching import MAX_REDIRECTS, HttpFetcher, fetch_one, make_client
 from agent.errors import FetchError
-from agent.fetching import MAX_REDIRECTS, HttpFetcher, fetch_one, make_client
 from agent.settings import FeedConfig, Settings
 from agent.sources.feed import Feed, FeedOptions
 from agent.sources.v2ex import V2ex

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import httpx
 
-from agent.fetching import FetchPolicy, HttpFetcher
+from agent.collect.fetching import FetchPolicy, HttpFetcher
 from agent.models import Topic
 from agent.sources import Source
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from agent.answers.digest import build_digest
 from agent.captions import meta_line
-from agent.collect import Collector
-from agent.digest import build_digest
+from agent.collect.collector import Collector
 from agent.platforms import PLATFORMS, caption_label, forget_platform, platform_name, run_time_platforms
 from agent.settings import Settings
 from agent.sources import build_sources

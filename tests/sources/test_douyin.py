@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError, UpstreamError
 from agent.sources.douyin import APP_URL, COOKIE_URL, WEB_URL, Douyin, DouyinOptions
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 

@@ -6,7 +6,7 @@ import pytest
 from agent.errors import BlockedError, ParseError
 from agent.settings import FeedConfig, Settings
 from agent.sources.feed import Feed, feed_sources
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 

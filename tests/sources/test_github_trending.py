@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, FetchError, ParseError
 from agent.sources.github_trending import GithubTrending
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with, fetcher
 

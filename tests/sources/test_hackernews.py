@@ -8,7 +8,7 @@ import pytest
 
 from agent.errors import FetchError, ParseError
 from agent.sources.hackernews import ALGOLIA_URL, FIREBASE, HackerNews
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 

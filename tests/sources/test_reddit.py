@@ -8,7 +8,7 @@ from pydantic import SecretStr
 
 from agent.errors import ParseError, SourceDisabled, UpstreamError
 from agent.sources.reddit import LISTING_URL, TOKEN_URL, Reddit, RedditOptions
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetcher
 

@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import ParseError, UpstreamError
 from agent.sources.toutiao import Toutiao
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 

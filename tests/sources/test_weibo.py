@@ -5,7 +5,7 @@ import pytest
 
 from agent.errors import BlockedError, ParseError
 from agent.sources.weibo import Weibo, WeiboOptions
-from agent.testing.required import need_shared
+from harness.required import need_shared
 from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 

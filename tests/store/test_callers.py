@@ -7,8 +7,8 @@ from types import SimpleNamespace
 from agent.api.security import KeyRing
 from agent.captions.caption import Caption
 from agent.engine.runner import RunRecord, StepOutcome, WorkflowEngine
-from agent.gating import Decision
-from agent.sessions import SessionManager
+from agent.live.gating import Decision
+from agent.live.sessions import SessionManager
 
 
 def test_sessions_and_their_captions_survive_a_new_manager(store):

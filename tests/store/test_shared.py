@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from agent.fetching import SourceOutcome
+from agent.collect.fetching import SourceOutcome
 from agent.models import Topic
 from agent.settings import Settings
 from agent.store import open_store

@@ -15,8 +15,8 @@ from datetime import timedelta
 
 import pytest
 
+from agent.collect.fetching import SourceOutcome
 from agent.errors import FetchError, StoreError
-from agent.fetching import SourceOutcome
 from agent.models import Topic, utcnow
 from agent.settings import Settings
 from agent.store import SQLiteStore, open_store
@@ -95,7 +95,7 @@ WRITER = """
 import sys, time
 from agent.settings import Settings
 from agent.store import open_store
-from agent.fetching import SourceOutcome
+from agent.collect.fetching import SourceOutcome
 from agent.models import Topic
 store = open_store(Settings(data_dir=sys.argv[1], database_url=sys.argv[2] or None))
 n = 0

@@ -112,7 +112,7 @@ def test_watch_words_on_the_served_lists_alert_once_per_story_within_a_cycle_and
 
 def test_each_key_holds_its_own_list_and_alerts(tmp_path) -> None:
     from agent.api.app import create_app
-    from agent.testing.apps import AUTH, make_runtime
+    from harness.apps import AUTH, make_runtime
 
     runtime = make_runtime(tmp_path / "data")
     app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)

@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 
-from ...chat import Turn, answer_question
+from agent.answers.chat import Turn, answer_question
+
 from ..deps import ApiKey, ChatDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..schemas import ChatCompletion, ChatRequest, ModelList, ModelOut

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from ...digest import render_digest
-from ...queries import digest_window
+from agent.answers.digest import render_digest
+from agent.answers.queries import digest_window
+
 from ..deps import ApiKey, IndexDep, StoreDep
 from ..errors import AUTHED_ERRORS, ApiError
 

@@ -7,7 +7,8 @@ import asyncio
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from ...collect import SYNTHETIC
+from agent.collect.collector import SYNTHETIC
+
 from ..deps import CollectorDep, IndexDep, MetricsDep, MetricsReader, RuntimeDep, StoreDep
 from ..errors import error_responses
 

@@ -25,8 +25,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from ...chat import Answer, Turn, answer_question
-from ...chat.suggest import MAX_FOLLOW_UPS
+from agent.answers.chat import Answer, Turn, answer_question
+from agent.answers.chat.suggest import MAX_FOLLOW_UPS
+
 from ...errors import TrendLensError
 from ...logs import log_field
 from ..deps import ApiKey, ChatDep, IndexDep

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Query, Request
 
+from agent.answers.queries import source_statuses
+
 from ...models import Topic, detect_lang
-from ...queries import source_statuses
 from ...ranking.query import RankQuery
 from ..deps import AdminKey, ApiKey, CollectorDep, IndexDep, StoreDep
 from ..errors import AUTHED_ERRORS, ApiError, error_responses

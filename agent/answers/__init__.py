@@ -1,0 +1,1 @@
+"""What every surface answers: the chat, the read queries, the digest."""

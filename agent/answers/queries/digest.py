@@ -1,0 +1,23 @@
+"""The digest of one time window, built on the running service's stories: `/v1/digest`, the MCP
+`digest` tool and its "today" resource."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Literal
+
+from agent.answers.digest import Digest, build_digest
+from agent.store import Store
+from agent.stories.linking import Story
+
+__all__ = ["digest_window"]
+
+
+async def digest_window(store: Store, stories: list[Story], *, since: datetime | None = None,
+                        since_hours: float = 24, lang: Literal["zh", "en", "ja", "other"] | None = None,
+                        limit: int = 20) -> Digest:
+    """Stories seen since `since` (default: the last `since_hours`), hottest first on fair heat;
+    `stories`: the index's current cross-platform stories (`TopicIndex.cluster_list`)."""
+    return await asyncio.to_thread(build_digest, store, lang=lang, limit=limit, since=since,
+                                   since_hours=since_hours, clusters=stories or None)

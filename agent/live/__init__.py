@@ -1,0 +1,1 @@
+"""The live loop: one utterance of a session in, a decision and its captions out; the gate and the sessions."""

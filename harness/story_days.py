@@ -1,0 +1,118 @@
+"""The three labelled story days in ../shared, parsed by the project's own parsers (read in place).
+
+`../shared/devsets/stories-<day>.json` labels which items of one day are one story; the complete
+lists it was made from are `../shared/days/<day>/<source>/*.json`. Every list is parsed whole, as
+the service would store it (Douyin's rising items included); the labelled items are then found
+among the parsed topics by id, else by title.
+
+Passage vectors are cached in the persistent embedding cache under `<model>#passage`, so a
+second run costs no model time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.models import Topic
+from agent.ranking import Embedder, EmbeddingCache
+from agent.ranking.snapshot import doc_text
+from agent.settings import Settings
+from agent.sources import source_class
+from harness.paths import SHARED
+
+DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
+# The Gala night: its labels are the meme groups of the festival dev set (one group, one meme),
+# and every item of its lists is clustered, as the service holds them; items outside every group
+# are unlabelled (`Day.labelled`), not one-item stories.
+FESTIVAL = "2024-02-09"
+
+
+@dataclass(frozen=True)
+class Day:
+    day: str
+    labels: dict[str, Any]
+    topics: list[Topic]  # the labelled items, in label order, with the labelled id as their id
+    lists: dict[str, list[Topic]]  # every parsed list of the day, whole
+    missing: list[str]  # labelled ids no parser produced
+    labelled: frozenset[str] | None = None  # the ids the labels speak of, when not every topic (the festival night)
+
+
+def _norm(title: str) -> str:
+    return " ".join(title.split())
+
+
+def parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
+    settings = Settings()
+    lists: dict[str, list[Topic]] = {}
+    parsed: dict[tuple[str, str], Topic] = {}
+    for folder in sorted((shared / "days" / day).iterdir()):
+        if not folder.is_dir():
+            continue
+        (recording,) = sorted(folder.glob("*.json"))
+        topics = source_class(folder.name).from_settings(settings).parse_body(recording.read_bytes(), url=None)
+        lists[folder.name] = topics
+        for t in topics:
+            parsed.setdefault((t.source, t.item_id), t)
+            parsed.setdefault((t.source, "title:" + _norm(t.title)), t)
+    return lists, parsed
+
+
+def load_festival(shared: Path = SHARED) -> Day:
+    """The Gala night's lists whole, labelled by the festival dev set's meme groups."""
+    dev = json.loads((shared / "devsets" / f"festival-{FESTIVAL}.json").read_text(encoding="utf-8"))
+    lists, parsed = parse_lists(FESTIVAL, shared)
+    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+    stories, items, missing = [], [], []
+    for group in dev["trends"]:
+        members = []
+        for item in group["items"]:
+            topic = parsed.get((item["source"], "title:" + _norm(item["title"])))
+            if topic is None:
+                missing.append(f"{item['source']}:{item['title']}")
+                continue
+            members.append(topic.id)
+            items.append({"id": topic.id, "title": topic.title})
+        stories.append({"id": group["id"], "members": members})
+    labels = {"stories": stories, "items": items, "near_misses": []}
+    return Day(FESTIVAL, labels, topics, lists, missing, frozenset(i["id"] for i in items))
+
+
+def load_day(day: str, shared: Path = SHARED) -> Day:
+    if day == FESTIVAL:
+        return load_festival(shared)
+    labels = json.loads((shared / "devsets" / f"stories-{day}.json").read_text(encoding="utf-8"))
+    lists, parsed = parse_lists(day, shared)
+    topics, missing = [], []
+    for item in labels["items"]:
+        source, _, key = item["id"].partition(":")
+        topic = parsed.get((source, key)) or parsed.get((source, "title:" + _norm(item["title"])))
+        if topic is None:
+            missing.append(item["id"])
+            continue
+        # The labelled id is the topic's global id, so clusters and labels speak of the same items.
+        topics.append(topic.model_copy(update={"ref": item["id"]}))
+    return Day(day, labels, topics, lists, missing)
+
+
+def passage_vectors(embedder: Embedder | None, topics: list[Topic], cache_dir: Path) -> np.ndarray | None:
+    """The vectors the service gives these topics (`doc_text`, passage role), cached on disk."""
+    if embedder is None or not topics:
+        return None
+    texts = [doc_text(t) for t in topics]
+    cache = EmbeddingCache(cache_dir / "embeddings.sqlite3")
+    try:
+        name = f"{embedder.name}#passage"
+        mat, hit = cache.get_many(name, texts, int(embedder.dim))
+        missing = [i for i, h in enumerate(hit) if not h]
+        if missing:
+            fresh = np.asarray(embedder.encode([texts[i] for i in missing], role="passage"), dtype=np.float32)
+            mat[missing] = fresh
+            cache.put_many(name, [texts[i] for i in missing], fresh)
+    finally:
+        cache.close()
+    return np.asarray(mat, dtype=np.float32)

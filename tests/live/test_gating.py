@@ -1,0 +1,104 @@
+"""Each gating rule, as the wearer would notice it."""
+
+from __future__ import annotations
+
+from agent.live.gating import Candidate, GatePolicy, SessionGate
+
+POLICY = GatePolicy(min_new_chars=8, display_lock_s=10, cooldown_s=4, dedupe_window_s=300,
+                    replace_margin=0.15)
+SPEECH = "今年春晚的机器人扭秧歌你们看了吗"
+
+
+def gate(**kw) -> SessionGate:
+    return SessionGate(policy=GatePolicy(**{**POLICY.__dict__, **kw}))
+
+
+def c(tid: str, score: float) -> Candidate:
+    return Candidate(topic_id=tid, score=score)
+
+
+def say_and_decide(g: SessionGate, cands, now, text=SPEECH):
+    g.hear(text)
+    return g.decide(cands, now)
+
+
+def test_shows_a_relevant_topic():
+    d = say_and_decide(gate(), [c("a", 0.8), c("b", 0.6)], 0)
+    assert d.show and d.reason == "shown" and d.topic_id == "a"
+
+
+def test_relevance_is_not_judged_twice():
+    # candidates arrive already past the ranker's relevance gate: a low score is still shown
+    d = say_and_decide(gate(), [c("a", 0.01)], 0)
+    assert d.show and d.reason == "shown"
+
+
+def test_quiet_without_candidates():
+    assert say_and_decide(gate(), [], 0).reason == "no_candidate"
+
+
+def test_waits_for_enough_new_speech():
+    g = gate()
+    d = say_and_decide(g, [c("a", 0.9)], 0, text="嗯嗯")
+    assert not d.show and d.reason == "not_enough_speech"
+    d = say_and_decide(g, [c("a", 0.9)], 1, text="春晚那个机器人")
+    assert d.show  # 2 + 7 characters now
+
+
+def test_display_lock_holds_a_caption_on_screen():
+    g = gate()
+    assert say_and_decide(g, [c("a", 0.7)], 0).show
+    d = say_and_decide(g, [c("b", 0.75)], 5)
+    assert not d.show and d.reason == "display_locked"
+
+
+def test_only_a_clearly_stronger_item_replaces():
+    g = gate()
+    say_and_decide(g, [c("a", 0.6)], 0)
+    assert not say_and_decide(g, [c("b", 0.7)], 6).show  # within the margin of 0.15: held
+    d = say_and_decide(g, [c("b", 0.9)], 7)
+    assert d.show and d.reason == "replaced" and d.topic_id == "b"
+    assert d.replaced == "a" and d.public()["replaced"] == {"story": "a", "topic_id": "a"}  # not itself
+    assert d.detail.startswith("replaced a")  # the stored record says it too
+
+
+def test_nothing_replaces_a_caption_before_it_can_be_read():
+    g = gate(min_read_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    d = say_and_decide(g, [c("b", 0.99)], 3)
+    assert not d.show and d.reason == "display_locked" and "to read" in d.detail
+    assert say_and_decide(g, [c("b", 0.99)], 6).reason == "replaced"
+
+
+def test_a_new_story_about_as_strong_replaces_by_default():
+    g = SessionGate()  # the shipped policy: a story within 0.1 of the caption's score, after 6 s
+    say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.55, key="story-b")], 6)
+    assert d.reason == "replaced" and d.replaced == "story-a" and d.replaced_topic == "a1"
+    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.3, key="story-c")], 12.5)
+    assert held.reason == "display_locked"  # weak evidence: the caption keeps its time on screen
+
+
+def test_cooldown_after_lock_expires():
+    g = gate(display_lock_s=2, cooldown_s=4)
+    say_and_decide(g, [c("a", 0.7)], 0)
+    d = say_and_decide(g, [c("b", 0.7)], 3)
+    assert not d.show and d.reason == "cooldown"
+    assert say_and_decide(g, [c("b", 0.7)], 5).show
+
+
+def test_same_topic_not_repeated_within_dedupe_window():
+    g = gate(display_lock_s=1, cooldown_s=1)
+    say_and_decide(g, [c("a", 0.9)], 0)
+    d = say_and_decide(g, [c("a", 0.9)], 60)
+    assert not d.show and d.reason == "duplicate"
+    d = say_and_decide(g, [c("a", 0.9), c("b", 0.8)], 61)
+    assert d.show and d.topic_id == "b"  # the next-best fresh topic
+    g.hear(SPEECH)
+    assert g.decide([c("a", 0.9)], 400).show  # window over
+
+
+def test_frequency_setting_moves_relevance_bar_and_cooldown():
+    low, high = POLICY.with_frequency("low"), POLICY.with_frequency("high")
+    assert low.relevance_offset > POLICY.relevance_offset > high.relevance_offset
+    assert low.cooldown_s > POLICY.cooldown_s > high.cooldown_s

@@ -1,0 +1,160 @@
+"""Two instances on one database and one Redis act as one service for captions."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from agent.api import create_app
+from harness.apps import AUTH, make_runtime
+
+
+def _instance(data_dir: Path, redis_url: str) -> TestClient:
+    runtime = make_runtime(data_dir, redis_url=redis_url)
+    return TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False))
+
+
+def test_a_caption_made_on_one_instance_reaches_the_websocket_held_by_another(redis_server, tmp_path):
+    data = tmp_path / "shared"  # one SQLite file for both: the session rows are shared
+    with _instance(data, redis_server.url) as a, _instance(data, redis_server.url) as b:
+        s = a.post("/v1/sessions", json={"profile": "even-g1"}, headers=AUTH).json()
+        with b.websocket_connect(f"/hud/{s['id']}/ws", subprotocols=["trendlens.hud", f"token.{s['token']}"]) as ws:
+            assert json.loads(ws.receive_text())["type"] == "hello"
+            deadline = time.monotonic() + 5
+            while b.app.state.runtime.hud.subscriber_count(s["id"]) == 0 and time.monotonic() < deadline:
+                time.sleep(0.02)  # the socket is accepted before the route subscribes
+            received: list[dict] = []
+            reader = threading.Thread(target=lambda: received.append(json.loads(ws.receive_text())), daemon=True)
+            reader.start()
+            r = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+            assert r.status_code == 200
+            shown = r.json()["captions"]
+            assert shown, r.json()
+            reader.join(timeout=10)
+            assert received, "no caption reached the other instance's WebSocket"
+            assert received[0]["type"] == "caption" and received[0]["session_id"] == s["id"]
+            assert received[0]["text"] == shown[0]["text"] and received[0]["topic_id"] == shown[0]["topic_id"]
+        # and B remembers it for a viewer that connects later
+        assert b.app.state.runtime.hud.last_caption(s["id"]).text == shown[0]["text"]
+
+
+def test_one_key_draws_on_one_rate_limit_bucket_across_instances(redis_server, tmp_path):
+    data = tmp_path / "shared"
+    limits = {"rate_limit_per_s": 0.2, "rate_limit_burst": 4}
+    runtime_a = make_runtime(data, redis_url=redis_server.url, **limits)
+    runtime_b = make_runtime(data, redis_url=redis_server.url, **limits)
+    with TestClient(create_app(runtime_a.settings, runtime=runtime_a, schedule=False, announce_key=False)) as a, \
+            TestClient(create_app(runtime_b.settings, runtime=runtime_b, schedule=False, announce_key=False)) as b:
+        codes = [c.get("/v1/topics", headers=AUTH).status_code for c in (a, b, a, b)]
+        assert codes == [200] * 4
+        refused = b.get("/v1/topics", headers=AUTH)  # the fifth, on either instance, is past the shared burst
+        assert refused.status_code == 429
+        assert 1 <= int(refused.headers["Retry-After"]) <= 5
+        assert a.get("/v1/topics", headers=AUTH).status_code == 429
+
+
+def test_a_session_made_on_one_instance_continues_on_another(redis_server, tmp_path):
+    data = tmp_path / "shared"
+    with _instance(data, redis_server.url) as a, _instance(data, redis_server.url) as b:
+        s = a.post("/v1/sessions", json={}, headers=AUTH).json()
+        first = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+        assert first.status_code == 200 and first.json()["captions"], first.json()
+        # the same words on B: B knows the caption is still on screen and was just shown, so it stays quiet
+        again = b.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+        assert again.status_code == 200
+        assert again.json()["captions"] == [], again.json()
+        assert again.json()["decision"]["show"] is False
+        # and B's conversation window holds what A heard
+        window = b.app.state.runtime.sessions.get(s["id"]).window
+        assert [u.text for u in window._items] == ["春晚机器人扭秧歌你们看了吗"] * 2
+        history = a.get(f"/v1/sessions/{s['id']}/captions?all=true", headers=AUTH).json()["items"]
+        assert len(history) == 2
+
+
+async def test_the_fanout_subscribes_again_when_its_redis_connection_drops(redis_server):
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from agent.captions.caption import Caption
+    from agent.display.redis_fanout import RedisFanout
+
+    hub = RedisFanout(redis_server.url, channel="trendlens:test-reconnect")
+    await hub.start()
+    admin = aioredis.from_url(redis_server.url)
+    try:
+        sub = hub.subscribe("s1")
+        assert await admin.client_kill_filter(_type="pubsub") >= 1  # as when Redis restarts
+        caption = Caption(topic_id="t1", title="春晚", text="春晚", lines=("春晚",), score=0.9, source="weibo",
+                          ttl_ms=60_000, profile="hud-web", session_id="s1")
+        got = None
+        for _ in range(40):  # captions published while it resubscribes are lost; the next ones arrive
+            await hub.show(caption)
+            try:
+                got = await asyncio.wait_for(sub.get(), 0.25)
+                break
+            except TimeoutError:
+                continue
+        assert got is not None and got["topic_id"] == "t1"
+    finally:
+        await admin.aclose()
+        await hub.aclose()
+
+
+def test_redis_gone_is_a_503_with_one_line_not_a_crash(tmp_path):
+    from harness.servers import start_redis
+
+    own = start_redis()  # this test stops its Redis; the others keep theirs
+    stopped = False
+    try:
+        with _instance(tmp_path / "d", own.url) as a:
+            s = a.post("/v1/sessions", json={}, headers=AUTH).json()
+            own.stop()
+            stopped = True
+            r = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": "春晚机器人扭秧歌你们看了吗"}, headers=AUTH)
+            assert r.status_code == 503
+            assert "unavailable (Redis" in r.json()["error"]["message"]
+            assert "Traceback" not in r.text
+    finally:
+        if not stopped:
+            own.stop()
+
+
+async def test_a_session_lock_is_kept_while_its_utterance_runs_and_lapses_when_its_holder_dies(redis_server,
+                                                                                                  monkeypatch):
+    import asyncio
+
+    import pytest
+    import redis.asyncio as aioredis
+
+    from agent.live import shared_sessions
+    from agent.live.gating import SessionGate
+    from agent.ranking.window import ConversationWindow
+
+    monkeypatch.setattr(shared_sessions, "LOCK_TIMEOUT_S", 0.6)
+    monkeypatch.setattr(shared_sessions, "LOCK_RENEW_S", 0.2)
+    monkeypatch.setattr(shared_sessions, "LOCK_WAIT_S", 0.3)
+    a, b = shared_sessions.RedisSessionState(redis_server.url), shared_sessions.RedisSessionState(redis_server.url)
+    try:
+        async with a.held("slow", ConversationWindow(), SessionGate()):
+            await asyncio.sleep(1.5)  # an utterance longer than the lease: it keeps renewing
+            with pytest.raises(shared_sessions.SessionBusy):
+                async with b.held("slow", ConversationWindow(), SessionGate()):
+                    pass
+        async with b.held("slow", ConversationWindow(), SessionGate()):  # released on the way out
+            pass
+        # a holder killed mid-utterance leaves its lock behind, unrenewed: it lapses within the lease
+        raw = aioredis.from_url(redis_server.url)
+        assert await raw.lock("trendlens:session:dead:lock", timeout=0.6).acquire()
+        await raw.aclose()
+        monkeypatch.setattr(shared_sessions, "LOCK_WAIT_S", 1.2)
+        started = asyncio.get_running_loop().time()
+        async with b.held("dead", ConversationWindow(), SessionGate()):
+            assert asyncio.get_running_loop().time() - started <= 1.0
+    finally:
+        await a.aclose()
+        await b.aclose()

@@ -1,0 +1,25 @@
+"""Words that say when come from a calendar, not from a list of the labelled days' holidays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.stories.calendar_words import calendar_names
+from agent.stories.terms import story_terms
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_calendars_festivals_join_no_term() -> None:
+    names = calendar_names()
+    for festival in ("除夕", "春节", "中秋", "清明", "愚人节", "情人节", "元宵节", "母亲节"):
+        assert festival in names, festival
+    # two stories of one holiday share its name and nothing else
+    assert not story_terms("愚人节快乐").terms & story_terms("愚人节表白").terms
+    assert not story_terms("中秋节假期出游").terms & story_terms("中秋节月饼涨价").terms
+
+
+def test_no_festival_name_is_written_in_the_story_terms() -> None:
+    source = (ROOT / "agent" / "stories" / "terms.py").read_text(encoding="utf-8")
+    written = [n for n in calendar_names() if n in source]
+    assert written == [], written

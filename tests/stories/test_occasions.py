@@ -1,0 +1,102 @@
+"""Occasions: the Gala night's memes stay apart as stories and are grouped under the occasion they share."""
+
+from __future__ import annotations
+
+import itertools
+
+from agent.answers.digest import build_digest, render_digest
+from agent.store import Store
+from agent.stories.grouping import StoryIndex, cluster_topics
+from agent.stories.linking import evidence, occasion_test
+from agent.stories.occasions import find_occasions
+from tests.conftest import load_script
+from tests.stories.helpers import SHARED, needs_days, together, topic
+
+# Synthetic: a night whose lists all carry 春晚 (written here, not a recording). Each pair below is one
+# meme on two lists; every headline but the filler carries the occasion's word.
+MEMES = [
+    ("weibo", "w1", "春晚魔术师撕扑克牌"), ("douyin", "d1", "魔术师撕扑克牌看呆全场"),
+    ("weibo", "w2", "春晚小品演员毛衣售罄"), ("baidu", "b2", "小品演员同款毛衣售罄"),
+    ("douyin", "d3", "春晚主持人口误穿帮"), ("baidu", "b3", "主持人口误穿帮笑翻网友"),
+    ("zhihu", "z4", "春晚开场歌舞鼓舞龙腾"), ("weibo", "w4", "开场歌舞鼓舞龙腾燃爆"),
+]
+_WORDS = "山水云雨花鸟鱼虫松竹梅兰琴棋书画诗酒茶灯"
+_OTHER = "金木火土日月星辰江河湖海风霜雪露春夏秋冬"
+# headlines about the occasion that share nothing else, and the day's other news
+FILLER = [(("weibo", "baidu", "douyin", "zhihu")[n % 4], f"f{n}", f"春晚{a}{b}之夜")
+          for n, (a, b) in enumerate(itertools.islice(itertools.permutations(_WORDS, 2), 0, 240, 10))] + [
+    (("weibo", "baidu", "douyin", "zhihu")[n % 4], f"o{n}", f"{a}{b}{c}")
+    for n, (a, b, c) in enumerate(itertools.islice(itertools.permutations(_OTHER, 3), 0, 8000, 97))]
+
+
+def night():
+    return [topic(s, i, t, rank=n + 1, heat=1000.0 - n) for n, (s, i, t) in enumerate(MEMES + FILLER)]
+
+
+def test_two_memes_sharing_only_the_occasion_are_two_stories_under_it() -> None:
+    topics = night()
+    index = StoryIndex()
+    stories = index.update(topics)
+    # each meme on two lists is one story ...
+    for a, b in zip(MEMES[::2], MEMES[1::2], strict=True):
+        assert together(stories, f"{a[0]}:{a[1]}", f"{b[0]}:{b[1]}"), (a, b)
+    # ... and no two memes share one, though every headline says 春晚
+    of = {m: s.id for s in stories for m in s.member_ids}
+    memes = [f"{s}:{i}" for s, i, _ in MEMES]
+    assert len({of[m] for m in memes}) == 4
+    occasions = index.occasions(stories)
+    assert [o.word for o in occasions] == ["春晚"]
+    assert {of[m] for m in memes} <= set(occasions[0].story_ids)
+
+
+def test_an_occasion_id_is_stable_when_a_story_joins_it() -> None:
+    topics = night()
+    index = StoryIndex()
+    first = index.occasions(index.update(topics))[0]
+    grown = topics + [topic("douyin", "d9", "春晚魔术师撕扑克牌名场面", rank=60, heat=5.0)]
+    again = index.occasions(index.update(grown))[0]
+    assert again.id == first.id
+
+
+def test_a_day_without_an_occasion_has_none() -> None:
+    """Ordinary lists: no word is carried by one in five headlines of the lists holding it."""
+    topics = [topic(s, i, t) for s, i, t in FILLER if i.startswith("o")]
+    items = [evidence(t) for t in topics]
+    occasion, _ = occasion_test(items)
+    stories = cluster_topics(topics)
+    assert find_occasions(stories, [t for e in items for t in e.title_terms if occasion(t)],
+                          lambda t: evidence(t).title_terms, lambda t: 0) == []
+
+
+def test_the_digest_lists_the_occasion_as_one_entry_holding_its_memes(store: Store) -> None:
+    topics = night()
+    store.ingest(topics)
+    index = StoryIndex()
+    stories = index.update(topics)
+    digest = build_digest(store, limit=20, clusters=stories)
+    gala = [i for i in digest.items if i.occasion]
+    assert len(gala) == 1 and gala[0].occasion is not None and gala[0].occasion["word"] == "春晚"
+    titles = {s["title"] for s in gala[0].stories}
+    assert any("扑克牌" in t for t in titles) and any("毛衣" in t for t in titles)
+    assert len(gala[0].stories) >= 4
+    md = render_digest(digest, "md")
+    assert "小品演员" in md and "扑克牌" in md
+    # a story outside the occasion stays its own entry
+    assert any(not i.occasion for i in digest.items)
+
+
+@needs_days
+def test_the_gala_night_is_not_one_story() -> None:
+    """The real 除夕 lists, without a model: no story of the night's size, the occasion found, and
+    pairs of two different memes in one story at most the figure docs/stories.md quotes."""
+    ev = load_script("eval", "stories")
+    day = ev.load_day(ev.FESTIVAL, SHARED)
+    stories = cluster_topics(day.topics)
+    figures = ev.score(day.labels, stories, day.labelled)
+    assert figures["largest_cluster"] <= 10, figures["largest_cluster"]
+    assert figures["different_stories_merged"] <= 17, figures["wrong"]
+    assert figures["recall"] >= 0.5, figures["recall"]
+    index = StoryIndex()
+    held = index.update(day.topics)
+    occasions = index.occasions(held)
+    assert occasions and occasions[0].word == "春晚" and len(occasions[0].story_ids) >= 20
