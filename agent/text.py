@@ -1,4 +1,5 @@
-"""Text facts every part reads: the Han character range, and the bigrams and words of a text.
+"""Text facts every part reads: the Han character range (and kana and Hangul beside it), the
+bigrams and words of a text, and heat written as people write it.
 
 One range for Han characters (CJK unified ideographs, extension A, compatibility ideographs), so
 no module matches a different set (Hangul and kana are not Han: Korean and Japanese text are
@@ -10,15 +11,39 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["HAN", "HAN_CHAR", "han_bigrams", "has_han"]
+__all__ = ["HAN", "HANGUL", "HAN_CHAR", "KANA", "format_heat", "han_bigrams", "has_han", "is_han"]
 
 HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # for a character class: rf"[{HAN}]"
+KANA = r"\u3040-\u30ff"  # hiragana and katakana
+HANGUL = r"\uac00-\ud7af\u1100-\u11ff"  # syllables and jamo
 HAN_CHAR = re.compile(rf"[{HAN}]")
 _RUN = re.compile(rf"[{HAN}]+|[a-z0-9]+")
 
 
 def has_han(text: str) -> bool:
     return HAN_CHAR.search(text) is not None
+
+
+def is_han(char: str) -> bool:
+    """Whether one character (the first of `char`) is Han."""
+    return HAN_CHAR.match(char) is not None
+
+
+def _compact(value: float, unit: float, suffix: str) -> str:
+    scaled = value / unit
+    return (f"{scaled:.1f}".removesuffix(".0") if scaled < 10 else f"{scaled:.0f}") + suffix
+
+
+def format_heat(heat: float | None, lang: str) -> str:
+    """Heat as people write it, the same in captions, the digest, chat and MCP: 9999 / 1.2万 / 1854万 /
+    3.1亿 in Chinese, 412 / 1k / 46k / 1.5M in English; "" for none."""
+    if heat is None or heat <= 0:
+        return ""
+    steps = ((1e8, "亿"), (1e4, "万")) if lang == "zh" else ((1e9, "B"), (1e6, "M"), (1e3, "k"))
+    for unit, suffix in steps:
+        if heat >= unit:
+            return _compact(heat, unit, suffix)
+    return f"{heat:.0f}"
 
 
 def han_bigrams(text: str) -> list[str]:

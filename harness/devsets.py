@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,10 +19,10 @@ import numpy as np
 from agent.commands.rank import load_topics
 from agent.models import Topic
 from agent.ranking import Embedder, EmbeddingCache, RankerEntry
+from agent.text import has_han
 from harness.paths import SHARED
 
 DEVSETS = SHARED / "devsets"
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def load(devsets: Path = DEVSETS) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -44,7 +43,7 @@ OPENERS = {"zh": ("嗯，", "对了，", "哎，", "我跟你说，", "你知道
 def distinct(texts: Sequence[str]) -> Iterator[tuple[int, int, str]]:
     """(index in `texts`, pass, what is said): every text once as written (pass 0), then again with an
     opener in its script's language (pass 1, 2, ...), so every utterance drawn is new to the run."""
-    openers = [OPENERS["zh" if _HAN.search(t) else "en"] for t in texts]
+    openers = [OPENERS["zh" if has_han(t) else "en"] for t in texts]
     k = len(OPENERS["zh"])
     for p in itertools.count():
         for i, text in enumerate(texts):

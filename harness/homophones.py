@@ -12,11 +12,13 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable
 
+from agent.text import is_han
+
 __all__ = ["Homophones"]
 
 
 def _han(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff"
+    return is_han(ch)
 
 
 class Homophones:

@@ -10,15 +10,16 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import quote
 
-from agent.answers.links import safe_link
 from agent.models import Topic, utcnow
 from agent.platforms import platform_name
 from agent.ranking.fair_heat import normalised_heat, story_heat
+from agent.sources.links import safe_link
 from agent.store import Store, StoredTopic
 from agent.stories.answer import story_answer
 from agent.stories.grouping import cluster_topics
 from agent.stories.linking import Story, evidence, occasion_test
 from agent.stories.occasions import find_occasions
+from agent.text import format_heat
 
 __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
 
@@ -175,21 +176,11 @@ def svg_sparkline(values: list[float], width: int = 120, height: int = 24) -> st
 _MARK = {"new": "NEW 新", "rising": "↑ RISING 上升", "falling": "↓ falling", "steady": ""}
 
 
-def _fmt_heat(v: float | None) -> str:
-    if not v:
-        return ""
-    if v >= 1e8:
-        return f"{v / 1e8:.1f}亿"
-    if v >= 1e4:
-        return f"{v / 1e4:.0f}万"
-    return f"{v:g}"
-
-
 def _platform_label(p: dict[str, Any], lang: str | None) -> str:
     """"百度 #1 · 498万": the platform, its own rank and its own raw heat."""
     name = platform_name(p["source"], "en" if lang == "en" else "zh")
     label = f"{name} #{p['rank']}" if p["rank"] else name
-    raw = _fmt_heat(p["heat"])
+    raw = format_heat(p["heat"], "zh")
     return f"{label} · {raw}" if raw else label
 
 

@@ -11,12 +11,13 @@ from typing import Literal, assert_never
 
 from ..models import detect_lang
 from ..platforms import caption_label, heat_unit
+from ..text import format_heat
 from .caption import Caption
 from .fit import fit_text
 from .graphemes import clean_text
 from .profiles import DisplayProfile, resolve_profile
 
-__all__ = ["Trend", "compose_caption", "format_heat", "meta_line"]
+__all__ = ["Trend", "compose_caption", "format_heat", "meta_line"]  # format_heat: agent/text.py, re-exported
 
 Trend = Literal["new", "rising", "falling", "steady"]
 CaptionLang = Literal["zh", "en"]
@@ -25,35 +26,9 @@ _SEP = " · "
 _MAX_PLATFORMS = 4
 
 
-def _compact(value: float, unit: float, suffix: str) -> str:
-    scaled = value / unit
-    text = f"{scaled:.1f}".removesuffix(".0") if scaled < 10 else f"{scaled:.0f}"
-    return text + suffix
-
-
 def caption_lang(text: str) -> CaptionLang:
     """The caption language of a text: Chinese for CJK script, else English."""
     return "zh" if detect_lang(text) in ("zh", "ja") else "en"
-
-
-def format_heat(heat: float, lang: CaptionLang) -> str:
-    """1854万 / 3.1亿 for Chinese, 412 / 12k / 1.5M for English."""
-    heat = max(heat, 0.0)
-    if lang == "zh":
-        if heat >= 1e8:
-            return _compact(heat, 1e8, "亿")
-        if heat >= 1e4:
-            return _compact(heat, 1e4, "万")
-        return f"{heat:.0f}"
-    if lang == "en":
-        if heat >= 1e9:
-            return _compact(heat, 1e9, "B")
-        if heat >= 1e6:
-            return _compact(heat, 1e6, "M")
-        if heat >= 1e3:
-            return _compact(heat, 1e3, "k")
-        return f"{heat:.0f}"
-    assert_never(lang)
 
 
 def _trend_marks(trend: Trend, lang: CaptionLang, emoji: bool) -> tuple[str, str]:

@@ -29,15 +29,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..text import HAN, HANGUL, KANA
+
 __all__ = ["Heard", "Transcript", "UtteranceAssembler", "choose_copy", "overlaps", "parse_transcript"]
 
 log = logging.getLogger(__name__)
 
 # A language tag's base → the script its real transcripts are written in.
 _SCRIPTS: dict[str, re.Pattern[str]] = {
-    "zh": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
-    "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"),
-    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),
+    "zh": re.compile(rf"[{HAN}]"),
+    "ja": re.compile(rf"[{KANA}{HAN}]"),
+    "ko": re.compile(rf"[{HANGUL}]"),
 }
 
 

@@ -24,6 +24,7 @@ from ..ranking.query import RankQuery
 from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
 
 if TYPE_CHECKING:
+    from ..ranking.window import ConversationWindow
     from .deps import StepDeps
 
 __all__ = ["STEPS", "RunContext", "Step", "Stop"]
@@ -83,6 +84,12 @@ class RankParams(_Params):
         "a candidate must also be among this many relevant matches of the newest utterance alone "
         "(0 = off): the window gives context, but new captions need new words about them"))
 
+    def query(self, window: ConversationWindow, *, gate_offset: float, latest: str,
+              exclude: frozenset[str] = frozenset()) -> RankQuery:
+        """The live decision's ranking request, declared once: the rank step and the glance preview ask it."""
+        return RankQuery(text=window, top_k=self.top_k, prior=self.prior, mmr=self.mmr, exclude=exclude, gate=True,
+                         gate_offset=gate_offset, latest=latest, latest_top_k=self.latest_top_k)
+
 
 async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, str]:
     session = said.session
@@ -93,11 +100,8 @@ async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, 
     exclude = ctx.deps.members_of(session.gate.recently_shown(said.now))
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
     # the newest sentence: a recogniser's pieces of it are joined in the window
-    ranked = await ctx.deps.rank(RankQuery(text=session.window, top_k=p.top_k, prior=p.prior, mmr=p.mmr,
-                                           exclude=frozenset(exclude), gate=True,
-                                           gate_offset=session.gate.policy.relevance_offset,
-                                           latest=session.window.newest() or said.text,
-                                           latest_top_k=p.latest_top_k))
+    ranked = await ctx.deps.rank(p.query(session.window, gate_offset=session.gate.policy.relevance_offset,
+                                         latest=session.window.newest() or said.text, exclude=frozenset(exclude)))
     detail = f"{len(ranked)} candidates" + (f", best {ranked[0].score:.3f}" if ranked else "")
     return Candidates(said, ranked), detail
 
@@ -138,12 +142,8 @@ class GateParams(_Params):
 
 
 async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
-    from agent.live.gating import Candidate
-
     said = found.utterance
-    key = ctx.deps.story_key
-    decision = said.session.gate.decide(
-        [Candidate(topic_id=r.topic.id, score=r.score, key=key(r.topic.id)) for r in found.ranked], said.now)
+    decision = said.session.gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now)
     if not decision.show:
         raise Stop(decision.reason, Silenced(said, decision))
     chosen = next(r for r in found.ranked if r.topic.id == decision.topic_id)

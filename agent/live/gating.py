@@ -13,8 +13,12 @@ says why, so it can be recorded and inspected.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from agent.ranking import Ranked
 
 __all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
 
@@ -127,6 +131,12 @@ class SessionGate:
             return Decision(show=False, reason="cooldown", at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         return None
+
+    def decide_ranked(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float) -> Decision:
+        """`decide` on the ranker's answer, each topic keyed by its story (the live step and the glance
+        preview both decide here)."""
+        return self.decide([Candidate(topic_id=r.topic.id, score=r.score, key=story_key(r.topic.id)) for r in ranked],
+                           now)
 
     def decide(self, candidates: list[Candidate], now: float) -> Decision:
         """Pick at most one candidate to show, given scores best first (all already past the relevance gate)."""

@@ -28,12 +28,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..text import HAN
 from .numerals import spoken_numbers
 from .pacing import paced, step_aside
 
 __all__ = ["BM25Index", "query_terms", "tokenize"]
 
-_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:'[a-z]+)?")
+_RUN = re.compile(rf"[{HAN}]+|[a-z0-9]+(?:'[a-z]+)?")
 
 _EN_STOP = frozenset(
     """

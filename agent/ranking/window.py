@@ -8,6 +8,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..models import detect_lang
+from ..text import is_han
 
 __all__ = ["ConversationWindow", "Utterance", "sentence_limit", "truncate_text"]
 
@@ -45,7 +46,7 @@ def _joined(before: str, after: str) -> str:
     """Two pieces of one sentence: Chinese runs on without a space, other words keep one."""
     if after.startswith(before):  # the piece said again and continued (a partial, then its final)
         return after
-    cjk = "\u3400" <= before[-1] <= "\u9fff" and "\u3400" <= after[0] <= "\u9fff"
+    cjk = is_han(before[-1]) and is_han(after[0])
     return before + ("" if cjk else " ") + after
 
 

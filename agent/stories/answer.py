@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from agent.answers.links import readable_link, safe_link
 from agent.models import Topic
 from agent.platforms import platform_name
 from agent.ranking.fair_heat import normalised_heat
+from agent.sources.links import readable_link, safe_link
 from agent.store.records import StoredTopic
 from agent.stories.linking import Story
+from agent.stories.words import ago, short_title
+from agent.text import format_heat
 
 __all__ = ["StoryAnswer", "StoryPlace", "story_answer"]
 
@@ -90,8 +92,6 @@ class StoryAnswer:
 
     def text(self, lang: str, style: Style = "chat") -> str:
         """The answer to "what is this story", in the asker's language."""
-        from agent.answers.chat.words import ago, heat_words, short_title
-
         trend = _TREND["zh" if lang == "zh" else "en"][self.trend]
         since = ago(self.first_seen, lang)
         count = len(self.places)
@@ -106,8 +106,8 @@ class StoryAnswer:
             return f"{said} {where}. Heat is {trend}." + (f" First seen {since}." if since else "")
         moves = ""
         if len(self.history) >= 2 and self.history[0] != self.history[-1]:
-            moves = f"{heat_words(self.history[0], lang)} → {heat_words(self.history[-1], lang)}"
-        heat = heat_words(self.places[0].heat, lang) if self.places else ""
+            moves = f"{format_heat(self.history[0], lang)} → {format_heat(self.history[-1], lang)}"
+        heat = format_heat(self.places[0].heat, lang) if self.places else ""
         why = self.why(lang)
         link = f"\n{shown}" if (shown := readable_link(self.link)) else ""
         if lang == "zh":

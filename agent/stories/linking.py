@@ -37,7 +37,7 @@ import numpy as np
 from agent.models import Topic
 from agent.ranking.pacing import paced, step_aside
 from agent.stories.terms import _UNIT, StoryTerms, normalise, story_terms
-from agent.text import HAN
+from agent.text import HAN, is_han
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
@@ -108,7 +108,7 @@ def evidence(topic: Topic) -> Evidence:
 
 
 def _is_han(unit: str) -> bool:
-    return "\u3400" <= unit[0] <= "\ufaff"
+    return is_han(unit)
 
 
 def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:

@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agent.stories.calendar_words import calendar_names
-from agent.text import HAN
+from agent.text import HAN, is_han
 
 __all__ = ["StoryTerms", "story_terms"]
 
@@ -99,7 +99,7 @@ def _segment_terms(units: list[str]) -> list[str]:
     for a, b in zip(units, units[1:], strict=False):
         out.append(a + b)
     for u in units:
-        if not ("\u3400" <= u[0] <= "\ufaff"):  # numbers and Latin words also stand alone
+        if not is_han(u):  # numbers and Latin words also stand alone
             # a lone small number (3, 15) says nothing alone; 0451110, hpv and su7 do
             if (u.isdigit() and len(u) >= 3) or (not u[0].isdigit() and len(u) >= 2):
                 out.append(u)
@@ -138,7 +138,7 @@ def story_terms(title: str) -> StoryTerms:
         for run in _split_years(units):
             terms.update(_segment_terms(run))
         for a, b in zip(units, units[1:], strict=False):
-            if a[0].isdigit() and len(b) == 1 and "\u3400" <= b <= "\ufaff":
+            if a[0].isdigit() and len(b) == 1 and is_han(b):
                 quantities.add((b, a))
     terms -= _TEMPLATE
     terms -= speaker_terms

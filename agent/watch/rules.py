@@ -16,13 +16,16 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..text import HAN, HANGUL, KANA
 
 __all__ = ["MAX_GROUPS", "Term", "WatchGroup", "parse_watch"]
 
 MAX_GROUPS = 100  # one key's lists are checked against every story after every cycle: bounded
 MAX_TERMS = 30
 MAX_TERM_CHARS = 100
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# scripts matched as substrings: Han and kana are written without spaces, and a Korean word takes
+# particles straight after it (서울에서), so none of the three has word boundaries to match on
+_CJK = re.compile(rf"[{KANA}{HAN}{HANGUL}]")
 
 
 @dataclass(frozen=True)

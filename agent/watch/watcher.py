@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.answers.links import safe_link
+from agent.sources.links import safe_link
 
 from ..models import Topic, utcnow
 from ..notify import Notifier, alert_message

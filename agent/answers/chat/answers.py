@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from agent.answers.chat.facts import Fact, Placement, heat_words, short_title
-from agent.answers.links import readable_link
+from agent.answers.chat.facts import Fact, Placement, short_title
 from agent.platforms import platform_name
+from agent.sources.links import readable_link
+from agent.text import format_heat
 
 __all__ = ["Style", "render_fresh", "render_hottest", "render_no_lists", "render_no_place", "render_nothing",
            "render_platform", "render_search", "render_small_talk", "render_unresolved"]
@@ -42,7 +43,7 @@ def _line(n: int, fact: Fact, lang: str, *, show_where: bool = True, show_trend:
     bits = []
     if show_where:
         bits.append(_where(fact.placements, lang, "chat"))
-    heat = heat_words(fact.heat, lang)
+    heat = format_heat(fact.heat, lang)
     if heat:
         bits.append(f"热度{heat}" if lang == "zh" else f"heat {heat}")
     if show_trend:
@@ -160,7 +161,7 @@ def render_platform(source: str, facts: Sequence[Fact], lang: str, style: Style,
                         else f"Number {rank_of(i, f)}: {_say(f, lang)}." for i, f in enumerate(shown, 1))
     if top_only:
         f = facts[0]
-        heat = heat_words(f.heat, lang)
+        heat = format_heat(f.heat, lang)
         link = f"\n{url}" if (url := readable_link(f.link)) else ""
         if lang == "zh":
             return f"{name}第一：{_quote(f.title, lang)}" + (f"，热度{heat}" if heat else "") + "。" + link

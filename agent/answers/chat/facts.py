@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-from agent.answers.chat.words import ago, heat_words, short_title
-from agent.answers.links import safe_link
 from agent.models import Topic
+from agent.sources.links import safe_link
+from agent.stories.words import ago, short_title
 
 if TYPE_CHECKING:
     from agent.answers.chat.deps import ChatDeps
 
-__all__ = ["Fact", "Placement", "ago", "gather", "heat_words", "short_title"]
+__all__ = ["Fact", "Placement", "ago", "gather", "short_title"]
 
 Trend = Literal["new", "rising", "falling", "steady"]
 

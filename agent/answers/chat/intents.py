@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.platforms import Category, find_platform, in_category
+from agent.text import is_han
 
 __all__ = ["FollowUp", "Fresh", "Hottest", "Intent", "PlatformList", "Search", "SmallTalk", "Story", "StoryAt",
            "detect_intent", "question_lang"]
@@ -229,7 +230,7 @@ def _small_talk(q: str) -> SmallTalk | None:
 
 def question_lang(question: str) -> Lang:
     """Chinese when the question is asked in Chinese; an English question may quote a Chinese title."""
-    han = sum(1 for ch in question if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
+    han = sum(1 for ch in question if is_han(ch))
     latin_words = re.findall(r"[A-Za-z]+", question)
     asks_in_english = re.search(r"\b(what|why|how|who|which|where|when|is|are|tell|show|anything|any|trending|"
                                 r"hot|hottest|happened|going on|the|about|one|new|rising)\b", question, re.I)

@@ -8,7 +8,6 @@ frequency. So the answer is the caption a wearer would see if this were the firs
 
 from __future__ import annotations
 
-import re
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -18,18 +17,18 @@ from agent.answers.chat.deps import ChatDeps
 from agent.answers.chat.facts import Fact, gather
 from agent.captions.caption import Caption
 from agent.engine.steps import RankParams
-from agent.live.gating import Candidate, Frequency, GatePolicy, Reason, SessionGate
+from agent.live.gating import Frequency, GatePolicy, Reason, SessionGate
 from agent.live.sessions import clean_utterance
 from agent.ranking import Ranked, RankQuery
 from agent.ranking.lexical import tokenize
 from agent.ranking.window import ConversationWindow
+from agent.text import is_han
 
 if TYPE_CHECKING:
     from agent.engine.runner import WorkflowEngine
 
 __all__ = ["Glance", "GlanceDeps", "glance", "utterance_rank_params"]
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +67,7 @@ def _shared_words(line: str, title: str) -> tuple[str, ...]:
     i = 0
     while i < len(line):
         j = i
-        while j < len(line) and _HAN.match(line[j]) and line[i:j + 1] in title:
+        while j < len(line) and is_han(line[j]) and line[i:j + 1] in title:
             j += 1
         if j - i >= 2:
             words.append(line[i:j])
@@ -92,11 +91,8 @@ async def glance(deps: GlanceDeps, line: str, *, rank: RankParams, profile: str,
         return Glance(show=False, reason=early.reason, caption=None, match=None, fact=None, shared_words=())
     window = ConversationWindow()
     window.add(text, ts=now)
-    ranked = await deps.index.rank(RankQuery(text=window, top_k=rank.top_k, prior=rank.prior, mmr=rank.mmr,
-                                             gate=True, gate_offset=gate.policy.relevance_offset, latest=text,
-                                             latest_top_k=rank.latest_top_k))
-    decision = gate.decide([Candidate(topic_id=r.topic.id, score=r.score, key=deps.index.story_key(r.topic.id))
-                            for r in ranked], now)
+    ranked = await deps.index.rank(rank.query(window, gate_offset=gate.policy.relevance_offset, latest=text))
+    decision = gate.decide_ranked(ranked, deps.index.story_key, now)
     if decision.show:
         chosen = next(r for r in ranked if r.topic.id == decision.topic_id)
         caption = deps.compose_caption(chosen, profile=profile)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from wcwidth import wcswidth
 
-from agent.answers.links import READABLE_LINK_WIDTH, readable_link
+from agent.sources.links import READABLE_LINK_WIDTH, readable_link
 
 BAIDU = ("https://www.baidu.com/s?wd=%E7%89%B9%E6%9C%97%E6%99%AE%E5%90%AC%E6%95%85%E5%AE%AB%E4%B8%89%E5%8E%9F"
          "%E8%89%B2%E9%81%93%E7%90%86%E5%90%8E%E6%87%B5%E4%BA%86&sa=fyb_news&rsv_dl=fyb_news")

@@ -1,7 +1,7 @@
-"""How answers say things: a title short enough to read aloud, heat as people write it, how long ago.
+"""How answers say things: a title short enough to read aloud, and how long ago (heat: `text.format_heat`).
 
-Pure functions with no view of the running service, so the story answer (`story.py`), which the
-digest also reads, can use them without importing the service.
+Pure functions with no view of the running service: the story answer (`answer.py`), which the
+digest also reads, and the chat's facts both say things this way.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from datetime import datetime
 
 from agent.models import utcnow
 
-__all__ = ["ago", "heat_words", "short_title"]
+__all__ = ["ago", "short_title"]
 
 
 _CLAUSE_END = re.compile(r"[，,；;：:？?！!。]")
@@ -30,22 +30,6 @@ def short_title(title: str, *, limit: int = 24) -> str:
         return title[:m.start()]
     cut = title[:limit]
     return (cut.rsplit(" ", 1)[0] if " " in cut[8:] else cut) + "…"
-
-
-def heat_words(value: float | None, lang: str) -> str:
-    """Heat as people write it: 1810万 in Chinese, 18.1M in English."""
-    if not value:
-        return ""
-    if lang == "zh":
-        if value >= 1e8:
-            return f"{value / 1e8:.1f}亿"
-        if value >= 1e4:
-            return f"{value / 1e4:.0f}万"
-        return f"{value:g}"
-    for size, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if value >= size:
-            return f"{value / size:.1f}{unit}".replace(".0" + unit, unit)
-    return f"{value:g}"
 
 
 def ago(when: datetime | None, lang: str, *, now: datetime | None = None) -> str:
