@@ -18,18 +18,17 @@ id of its own; it is marked `"ingested": true` and `"ingested_by": <key id>` whe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 from ..platforms import PLATFORMS
 from ..settings import Settings
 from ..sources import REGISTRY
 from ..store import Store
+from ..store.ingested import ingested_count, owners
 from .errors import ApiError
 
 __all__ = ["IngestRules", "key_id"]
 
-_CHUNK = 500  # ids per `IN (...)`: well under every database's parameter limit
 
 
 def key_id(key_hash: str) -> str:
@@ -58,7 +57,7 @@ class IngestRules:
         """409 for an id held by a fetched topic or another key's ingest; 429 past the key's cap.
         A blocking store read: call it off the event loop."""
         mine = key_id(key_hash)
-        held = _owners(store, ids)
+        held = owners(store, ids)
         for topic_id in ids:
             if topic_id not in held:
                 continue
@@ -71,7 +70,7 @@ class IngestRules:
         new = len({i for i in ids if i not in held})
         if not new:
             return
-        count = _count_of(store, mine)
+        count = ingested_count(store, mine)
         if count + new > self.cap:
             raise ApiError(429, f"this key holds {count} ingested topics and may hold {self.cap} "
                                 f"(TRENDLENS_INGEST_TOPICS_PER_KEY); these {new} new ones would pass it. "
@@ -79,30 +78,4 @@ class IngestRules:
                            code="ingest_cap_reached")
 
 
-def _owners(store: Store, ids: Sequence[str]) -> dict[str, tuple[bool, str | None]]:
-    """The ids the store holds → (ingested, the ingesting key's id when it was recorded)."""
-    found: dict[str, tuple[bool, str | None]] = {}
-    unique = list(dict.fromkeys(ids))
-    for start in range(0, len(unique), _CHUNK):
-        chunk = unique[start:start + _CHUNK]
-        rows = store.query(f"SELECT id, ingested, extra FROM topics WHERE id IN ({','.join('?' * len(chunk))})",
-                           chunk)
-        for row in rows:
-            found[row["id"]] = (bool(row["ingested"]), _poster(row["extra"]))
-    return found
 
-
-def _poster(extra: str | None) -> str | None:
-    try:
-        value = json.loads(extra or "{}").get("ingested_by")
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-def _count_of(store: Store, mine: str) -> int:
-    # `extra` is the JSON the store writes with json.dumps' default separators; a key id is hex,
-    # so it needs no escaping in the pattern
-    rows = store.query("SELECT COUNT(*) AS n FROM topics WHERE ingested = 1 AND extra LIKE ?",
-                       (f'%"ingested_by": "{mine}"%',))
-    return int(rows[0]["n"])

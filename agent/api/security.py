@@ -10,7 +10,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.store.keys import Role, hash_key, key_role, make_key
+from agent.store.keys import Role, any_key_stored, hash_key, key_role, make_key
 
 from ..settings import Settings
 from ..store import Store
@@ -102,7 +102,7 @@ class KeyRing:
 
     @property
     def empty(self) -> bool:
-        return not self._env and not self.store.query("SELECT 1 FROM api_keys LIMIT 1")
+        return not self._env and not any_key_stored(self.store)
 
     def create(self, label: str = "default", *, role: Role = "client") -> str:
         """Make a new key, keep only its hash, return it (to be shown once)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, TrendLensError, UnknownNameError
 from ..models import utcnow
+from ..store.runs import recent_runs, save_run
 from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
 from .values import Said, Start
@@ -141,18 +141,11 @@ class WorkflowEngine:
 
     def _save(self, record: RunRecord) -> None:
         try:
-            with self.deps.store.transaction() as db:
-                db.execute(
-                    "INSERT INTO workflow_runs (workflow, trigger, started_at, finished_at, status, error, steps, "
-                    "session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (record.workflow, record.trigger, record.started_at, record.finished_at, record.status,
-                     record.error, json.dumps([s.__dict__ for s in record.steps], ensure_ascii=False),
-                     record.session_id))
+            save_run(self.deps.store, workflow=record.workflow, trigger=record.trigger,
+                     started_at=record.started_at, finished_at=record.finished_at, status=record.status,
+                     error=record.error, steps=[s.__dict__ for s in record.steps], session_id=record.session_id)
         except TrendLensError as exc:  # a full disk must not stop captions; say so once per run
             log.error("could not record workflow run: %s", exc)
 
     def recent_runs(self, limit: int = 20, workflow: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM workflow_runs" + (" WHERE workflow = ?" if workflow else "")
-        sql += " ORDER BY id DESC LIMIT ?"
-        rows = self.deps.store.query(sql, (workflow, limit) if workflow else (limit,))
-        return [{**dict(r), "steps": json.loads(r["steps"])} for r in rows]
+        return recent_runs(self.deps.store, limit, workflow)

@@ -28,6 +28,15 @@ from agent.live.gating import Decision, GatePolicy, SessionGate
 from agent.models import utcnow
 from agent.ranking.window import ConversationWindow
 from agent.store import Store
+from agent.store.session_rows import (
+    decision_rows,
+    drop_secret,
+    erase_session_rows,
+    insert_session,
+    install_secret,
+    record_decision,
+    session_row,
+)
 
 __all__ = ["MAX_LIVE", "MAX_LIVE_PER_OWNER", "MAX_UTTERANCE_CHARS", "Session", "SessionManager", "SessionStore",
            "clean_utterance"]
@@ -132,10 +141,8 @@ class SessionManager:
         get_profile(profile)  # unknown profiles fail here, listing the valid ones
         session_id = "s_" + secrets.token_urlsafe(12)
         token = secrets.token_urlsafe(24)
-        with self.store.transaction() as db:
-            db.execute("INSERT INTO sessions (id, token_hash, profile, frequency, created_at, owner) "
-                       "VALUES (?, ?, ?, ?, ?, ?)",
-                       (session_id, _hash(token), profile, frequency, utcnow().isoformat(), owner))
+        insert_session(self.store, session_id, token_hash=_hash(token), profile=profile, frequency=frequency,
+                       owner=owner)
         session = self._materialise(session_id, profile, frequency, _hash(token), owner)
         return session, token
 
@@ -145,10 +152,8 @@ class SessionManager:
         if existing is not None:
             return existing
         token_hash = _hash(secrets.token_urlsafe(24))  # reached through the platform, not our HUD page
-        with self.store.transaction() as db:
-            db.execute("INSERT INTO sessions (id, token_hash, profile, frequency, created_at) VALUES (?, ?, ?, "
-                       "'medium', ?) ON CONFLICT (id) DO NOTHING",
-                       (session_id, token_hash, profile, utcnow().isoformat()))
+        insert_session(self.store, session_id, token_hash=token_hash, profile=profile, frequency="medium",
+                       owner=None, if_absent=True)
         return self._materialise(session_id, profile, "medium", token_hash)
 
     def peek(self, session_id: str) -> Session | None:
@@ -164,10 +169,9 @@ class SessionManager:
         live = self.peek(session_id)
         if live is not None:
             return live
-        rows = self.store.query("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        if not rows:
+        r = session_row(self.store, session_id)
+        if r is None:
             return None
-        r = rows[0]
         return self._materialise(r["id"], r["profile"], r["frequency"], r["token_hash"], r["owner"])
 
     def _materialise(self, session_id: str, profile: str, frequency: Frequency, token_hash: str,
@@ -202,19 +206,14 @@ class SessionManager:
     def use_secret(self, secret: bytes) -> None:
         """Hash utterances under the operator's key (settings or a mounted file) from now on, and
         delete the one the store kept, so that a copy of the store holds no key to its hashes."""
-        with self.store.transaction() as db:
-            db.execute("DELETE FROM install_secrets WHERE name = ?", (UTTERANCE_SECRET,))
+        drop_secret(self.store, UTTERANCE_SECRET)
         self._secret = secret
 
     def _utterance_key(self) -> bytes:
         """The install's HMAC key for utterances: the operator's (`use_secret`), else made by whichever
         instance asks first and kept in the store, shared."""
         if self._secret is None:
-            with self.store.transaction() as db:
-                db.execute("INSERT INTO install_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                           (UTTERANCE_SECRET, secrets.token_hex(32)))
-            rows = self.store.query("SELECT value FROM install_secrets WHERE name = ?", (UTTERANCE_SECRET,))
-            self._secret = bytes.fromhex(rows[0][0])
+            self._secret = install_secret(self.store, UTTERANCE_SECRET)
         return self._secret
 
     def utterance_hash(self, utterance: str) -> str:
@@ -223,25 +222,17 @@ class SessionManager:
 
     def record(self, session: Session, utterance: str, decision: Decision, caption: Caption | None) -> None:
         digest = self.utterance_hash(utterance)
-        with self.store.transaction() as db:
-            # a session erased meanwhile (on this instance or another) records nothing more
-            if not db.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchall():
-                self._drop(session.id)
-                return
-            db.execute(
-                "INSERT INTO decisions (session_id, at, utterance, utterance_hmac, utterance_chars, show, reason, "
-                "topic_id, score, detail, caption) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session.id, utcnow().isoformat(), utterance[:500] if self.keep_text else "", digest, len(utterance),
-                 int(decision.show), decision.reason, decision.topic_id, decision.score, decision.detail,
-                 json.dumps(caption.to_public(), ensure_ascii=False) if caption else None))
+        # a session erased meanwhile (on this instance or another) records nothing more
+        if not record_decision(self.store, session.id, (
+                utcnow().isoformat(), utterance[:500] if self.keep_text else "", digest, len(utterance),
+                int(decision.show), decision.reason, decision.topic_id, decision.score, decision.detail,
+                json.dumps(caption.to_public(), ensure_ascii=False) if caption else None)):
+            self._drop(session.id)
 
     def erase(self, session_id: str) -> bool:
         """Delete the session with its decisions, captions and workflow runs, down to the bytes on disk
         (see `Store.checkpoint`); False when there was no such session."""
-        with self.store.transaction() as db:
-            found = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
-            db.execute("DELETE FROM decisions WHERE session_id = ?", (session_id,))
-            db.execute("DELETE FROM workflow_runs WHERE session_id = ?", (session_id,))
+        found = erase_session_rows(self.store, session_id)
         self._drop(session_id)
         self.store.checkpoint()
         return found
@@ -251,8 +242,7 @@ class SessionManager:
         self._drop(session_id)
 
     def history(self, session_id: str, *, shown_only: bool = True, limit: int = 100) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM decisions WHERE session_id = ?" + (" AND show = 1" if shown_only else "")
-        rows = self.store.query(sql + " ORDER BY id DESC LIMIT ?", (session_id, limit))
+        rows = decision_rows(self.store, session_id, shown_only=shown_only, limit=limit)
         out = []
         for r in reversed(rows):
             decision = {"at": r["at"], "utterance": r["utterance"] or None, "chars": r["utterance_chars"],

@@ -21,8 +21,8 @@ from agent.errors import InputError
 from agent.models import utcnow
 from agent.store import Store
 
-__all__ = ["REVOKED", "ROLES", "Role", "StoredKey", "hash_key", "key_is_stored", "key_role", "list_keys", "make_key",
-           "revoke_key"]
+__all__ = ["REVOKED", "ROLES", "Role", "StoredKey", "any_key_stored", "hash_key", "key_is_stored", "key_role",
+           "list_keys", "make_key", "revoke_key"]
 
 Role = Literal["client", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
@@ -74,6 +74,11 @@ def key_role(store: Store, digest: str) -> Role | None:
     """The stored key's role, None when no key (or only a revoked one) has this hash."""
     rows = store.query("SELECT role FROM api_keys WHERE key_hash = ?", (digest,))
     return _role(rows[0]["role"]) if rows else None
+
+
+def any_key_stored(store: Store) -> bool:
+    """Whether the store holds any key row, a revoked one's tombstone included."""
+    return bool(store.query("SELECT 1 FROM api_keys LIMIT 1"))
 
 
 def key_is_stored(store: Store, digest: str) -> bool:
