@@ -23,6 +23,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from ..errors import InputError
+from ..platforms import caption_label
 from ..resources import conversations_dir
 from ..settings import get_settings
 from .ports import free_port, port_is_free
@@ -33,6 +34,14 @@ QUIET = {
     "below_threshold": "nothing relevant enough", "display_locked": "a caption is still on screen",
     "cooldown": "cooling down between captions", "duplicate": "already shown",
 }
+
+
+def _where(sources: str, most: int = 3) -> str:
+    """The box's heading in the platforms' own labels, as the caption writes them ("百度 · 知乎 +2"),
+    never the raw source ids that overflow the box."""
+    ids = [s for s in sources.split("+") if s]
+    shown = " · ".join(caption_label(s) for s in ids[:most])
+    return shown + (f" +{len(ids) - most}" if len(ids) > most else "")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -113,7 +122,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
                 if result.captions:
                     for caption in result.captions:
                         shown += 1
-                        console.print(Panel("\n".join(caption.lines), title=f"👓 {caption.source}",
+                        console.print(Panel("\n".join(caption.lines), title=f"👓 {_where(caption.source)}",
                                             subtitle=f"score {caption.score:.2f} · {ms:.0f} ms", expand=False,
                                             border_style="green", style="bold green"), justify="left")
                 else:

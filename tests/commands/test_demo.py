@@ -12,6 +12,8 @@ def test_demo_runs_offline_and_shows_captions_and_silence(capsys):
     assert "春晚机器人扭秧歌" in out  # the robots the uncle talks about appear on the glasses
     assert "DeepSeek" in out and "quiet" in out  # ...and chit-chat stays quiet
     assert "24 utterances" in out
+    # each box is headed by the platforms' labels, as the caption names them, never raw source ids
+    assert "👓 " in out and "weibo+" not in out and "baidu+" not in out
 
 
 def test_demo_rejects_a_broken_script(tmp_path, capsys):
