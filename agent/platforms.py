@@ -36,35 +36,53 @@ class Platform:
     categories: tuple[Category, ...] = ()  # subjects it covers ("what's trending in tech?")
     domains: tuple[str, ...] = ()  # hosts its links live on, for a platform registered at run time
     run_time: bool = False  # registered by an aggregator's route, not written in this table
+    # the ids an aggregator serves this platform's list under: (aggregator, its id), e.g. ("newsnow",
+    # "bilibili-hot-search"); read through `aggregator_ids`
+    aggregated_as: tuple[tuple[str, str], ...] = ()
 
 
 # Order: the big lists first (chat suggestions follow it).
 PLATFORMS: dict[str, Platform] = {p.source: p for p in (
-    Platform(source="weibo", label="微博", zh="微博", en="Weibo", aliases=("微博", "新浪微博", "weibo", "微博热搜")),
-    Platform(source="zhihu", label="知乎", zh="知乎", en="Zhihu", aliases=("知乎", "zhihu")),
-    Platform(source="tieba", label="贴吧", zh="贴吧", en="Tieba", aliases=("百度贴吧", "贴吧", "tieba")),
-    Platform(source="baidu", label="百度", zh="百度", en="Baidu", aliases=("百度", "baidu")),
+    Platform(source="weibo", label="微博", zh="微博", en="Weibo", aliases=("微博", "新浪微博", "weibo", "微博热搜"),
+             aggregated_as=(("dailyhot", "weibo"), ("newsnow", "weibo"))),
+    Platform(source="zhihu", label="知乎", zh="知乎", en="Zhihu", aliases=("知乎", "zhihu"),
+             aggregated_as=(("dailyhot", "zhihu"), ("newsnow", "zhihu"))),
+    Platform(source="tieba", label="贴吧", zh="贴吧", en="Tieba", aliases=("百度贴吧", "贴吧", "tieba"),
+             aggregated_as=(("dailyhot", "tieba"), ("newsnow", "tieba"))),
+    Platform(source="baidu", label="百度", zh="百度", en="Baidu", aliases=("百度", "baidu"),
+             aggregated_as=(("dailyhot", "baidu"), ("newsnow", "baidu"))),
     Platform(source="douyin", label="抖音", zh="抖音", en="Douyin", aliases=("抖音", "douyin", "tiktok china"),
-             categories=("video",)),
+             categories=("video",),
+             aggregated_as=(("dailyhot", "douyin"), ("newsnow", "douyin"))),
     Platform(source="bilibili", label="B站", zh="B站", en="Bilibili",
-             aliases=("哔哩哔哩", "b站", "bilibili", "bili bili", "小破站"), categories=("video",)),
-    Platform(source="toutiao", label="头条", zh="头条", en="Toutiao", aliases=("今日头条", "头条", "toutiao")),
-    Platform(source="v2ex", label="V2EX", zh="V2EX", en="V2EX", aliases=("v2ex", "v站"), categories=("tech",)),
+             aliases=("哔哩哔哩", "b站", "bilibili", "bili bili", "小破站"), categories=("video",),
+             aggregated_as=(("dailyhot", "bilibili"), ("newsnow", "bilibili"), ("newsnow", "bilibili-hot-search"))),
+    Platform(source="toutiao", label="头条", zh="头条", en="Toutiao", aliases=("今日头条", "头条", "toutiao"),
+             aggregated_as=(("dailyhot", "toutiao"), ("newsnow", "toutiao"))),
+    Platform(source="v2ex", label="V2EX", zh="V2EX", en="V2EX", aliases=("v2ex", "v站"), categories=("tech",),
+             aggregated_as=(("dailyhot", "v2ex"), ("newsnow", "v2ex"), ("newsnow", "v2ex-share"))),
     Platform(source="hackernews", label="HN", zh="Hacker News", en="Hacker News",
              aliases=("hacker news", "hackernews", "hacker-news", "hn", "黑客新闻", "ycombinator"),
-             heat_unit_en="pts", categories=("tech",)),
+             heat_unit_en="pts", categories=("tech",),
+             aggregated_as=(("dailyhot", "hackernews"), ("newsnow", "hackernews"))),
     Platform(source="reddit", label="Reddit", zh="Reddit", en="Reddit", aliases=("reddit", "红迪"),
              heat_unit_en="pts", categories=("tech",)),
     Platform(source="google_trends", label="Google", zh="谷歌趋势", en="Google Trends",
              aliases=("google trends", "谷歌趋势", "谷歌热搜", "google")),
     Platform(source="github_trending", label="GitHub", zh="GitHub", en="GitHub",
              aliases=("github trending", "github", "吉特哈布"), heat_unit_en="★", weak_headline=True,
-             categories=("tech",)),
+             categories=("tech",),
+             aggregated_as=(("dailyhot", "github"), ("newsnow", "github"), ("newsnow", "github-trending-today"))),
     Platform(source="wikipedia", label="Wiki", zh="维基百科", en="Wikipedia",
              aliases=("wikipedia", "维基百科", "维基", "wiki"), heat_unit_en="views", weak_headline=True),
 )}
 
 _BUILT_IN = frozenset(PLATFORMS)
+
+
+def aggregator_ids(aggregator: str) -> dict[str, str]:
+    """The aggregator's ids of the platforms we know → our source id (`"github"` → `"github_trending"`)."""
+    return {upstream: p.source for p in PLATFORMS.values() for agg, upstream in p.aggregated_as if agg == aggregator}
 _LABEL_CELLS = 12  # a run-time label is an upstream's text: bounded before it reaches a caption's meta line
 _TAG = re.compile(r"<[^>]*>")
 

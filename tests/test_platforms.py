@@ -47,3 +47,26 @@ def test_no_raw_source_id_reaches_a_reader(source: str) -> None:
 def test_a_feed_keeps_its_own_name() -> None:
     assert platform_name("lobsters", "en") == "lobsters"
     assert meta_line([("lobsters", 2)], 40, "steady", "en") == "lobsters #2 · 40"
+
+
+def test_no_module_keeps_a_table_of_platforms_of_its_own() -> None:
+    # one record per platform: a second table keyed by platform ids (an aggregator's names for them)
+    # drifts from it, so every such fact is a field of `Platform`
+    import ast
+
+    from agent.platforms import PLATFORMS
+    from harness.paths import ROOT
+
+    ids = set(PLATFORMS)
+    tables = []
+    for path in (ROOT / "agent").rglob("*.py"):
+        if path.name == "platforms.py" or path.parent.name == "sources" and path.stem in ids:
+            continue  # a platform's own source module names itself
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Dict):
+                keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
+                vals = {v.value for v in value.values if isinstance(v, ast.Constant)}
+                if len((keys | vals) & ids) >= 3:
+                    tables.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert tables == []

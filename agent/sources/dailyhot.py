@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from ..errors import ParseError
 from ..models import Topic
+from ..platforms import aggregator_ids
 from .aggregated import AggregatedRoute, RouteOptions, aggregated_topic, http_link, item_heat, route_platform
 from .base import Endpoint, check_envelope, load_json
 
@@ -28,10 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["KNOWN_ROUTES", "DailyHot", "DailyHotOptions", "parse_route_list"]
 
 # DailyHotApi's route name → our source id, for the platforms we also fetch directly.
-KNOWN_ROUTES: dict[str, str] = {
-    "weibo": "weibo", "zhihu": "zhihu", "baidu": "baidu", "douyin": "douyin", "bilibili": "bilibili",
-    "toutiao": "toutiao", "tieba": "tieba", "v2ex": "v2ex", "hackernews": "hackernews", "github": "github_trending",
-}
+KNOWN_ROUTES: dict[str, str] = aggregator_ids("dailyhot")
 
 
 @dataclass(frozen=True, kw_only=True)

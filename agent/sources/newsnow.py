@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from ..errors import ParseError, UpstreamError
 from ..models import Topic
+from ..platforms import aggregator_ids
 from .aggregated import AggregatedRoute, RouteOptions, aggregated_topic, http_link, item_heat, route_platform
 from .base import Endpoint, load_json
 
@@ -30,11 +31,7 @@ __all__ = ["DEFAULT_SOURCES", "KNOWN_SOURCES", "Newsnow", "NewsnowOptions"]
 
 # newsnow's id → our source id. A main id redirects to its default sub-list (`bilibili` →
 # `bilibili-hot-search`); both name the platform.
-KNOWN_SOURCES: dict[str, str] = {
-    "weibo": "weibo", "zhihu": "zhihu", "baidu": "baidu", "douyin": "douyin", "toutiao": "toutiao",
-    "tieba": "tieba", "hackernews": "hackernews", "bilibili": "bilibili", "bilibili-hot-search": "bilibili",
-    "v2ex": "v2ex", "v2ex-share": "v2ex", "github": "github_trending", "github-trending-today": "github_trending",
-}
+KNOWN_SOURCES: dict[str, str] = aggregator_ids("newsnow")
 # Read when TRENDLENS_NEWSNOW_SOURCES is empty: the hot lists of the platforms we know (V2EX's
 # newsnow list is its newest shares, not its hot topics, so the direct fetcher keeps it).
 DEFAULT_SOURCES = ("weibo", "zhihu", "baidu", "douyin", "bilibili-hot-search", "toutiao", "tieba", "hackernews",
