@@ -199,128 +199,173 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
     with the same text. `background` measures each topic against everyday talk (background.py).
     `passed_again`, when the caller knows it: for each of `topics`, the row of `previous` that was
     built from that very object (-1: none); checked, and found by looking each one up when wrong.
-    Blocking: call it in a worker thread."""
+    Blocking: call it in a worker thread.
+
+    Four steps: which rows `previous` lends (`_lend_rows`), the vectors or terms (`_dense`), each
+    row's language, prior parts, fair heat and platform (`_row_facts`), and what changed (`_delta`)."""
     items = list(topics)
-    n = len(items)
-    model = embedder.name if embedder is not None else ""
     if previous is not None and len(previous.texts) != len(previous):
         previous = None  # built without texts: nothing to match rows on
-    keys: list[str]
-    reuse_list: list[int]
-    same_rows: list[int]  # the very entry of the previous snapshot: its heat is known too
-    same_lang: list[int]  # other rows whose language the previous snapshot read
-    entry_list: list[RankerEntry]
-    texts: list[str]
-    new_docs: list[str]
-    touched: set[str]  # platforms whose list changed: their fair heat is computed again
-    matched = _match(items, previous, passed_again) if previous is not None else None
-    if matched is not None:  # most rows passed again as the very objects: only the others are read
-        keys, reuse_list, same_rows, same_lang, entry_list, texts, new_docs, touched = matched
-    else:
-        keys = [_key(item) for item in items]
-        reuse_list, same_rows, same_lang, entry_list, texts, new_docs, touched = [-1] * n, [], [], [], [], [], set()
-    if previous is not None and matched is None:
-        prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
-        prev_texts, prev_entries = previous.texts, previous.entries
-        prev_items = previous.items if len(previous.items) == len(previous) else None
-        lent = bytearray(len(previous))
-        for i, (item, key) in enumerate(zip(items, keys, strict=True)):
-            if not i & 255:
-                step_aside()
-            j = prev_get(key)
-            if j is not None and not lent[j]:  # a row is lent once
-                old = prev_entries[j]
-                # the same object (frozen, so the same facts): nothing to read again
-                if old is item or old.topic is item or (prev_items is not None and prev_items[j] is item):
-                    lent[j] = 1
-                    reuse_list[i] = j
-                    same_rows.append(i)
-                    entry_list.append(old)
-                    texts.append(prev_texts[j])
-                    continue
-                entry = as_entry(item)
-                text = doc_text(entry.topic)
-                if prev_texts[j] == text:
-                    lent[j] = 1
-                    reuse_list[i] = j
-                    if old.topic.title == entry.topic.title and old.topic.lang == entry.topic.lang:
-                        same_lang.append(i)  # a new object for the same headline (a store's row): no scan
-                else:
-                    new_docs.append(text)
-            else:
-                entry = as_entry(item)
-                text = doc_text(entry.topic)
-                new_docs.append(text)
-            touched.add(entry.topic.source)
-            entry_list.append(entry)
-            texts.append(text)
-        touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~np.frombuffer(lent, dtype=bool)).tolist())
-    elif previous is None:
-        entry_list = [as_entry(item) for item in items]
-        texts = [doc_text(e.topic) for e in entry_list]
-        new_docs = texts
-    reuse = np.asarray(reuse_list, dtype=np.int64)
-    bg: Background = MappingProxyType({})
-    reused_rows = np.zeros(0, dtype=np.int64)  # rows whose vectors `previous` lent
-    same = np.zeros(n, dtype=bool)
-    same[same_rows] = True
-    entries = tuple(entry_list)
-    held = reuse >= 0
-    dense_ok = True
+    rows = _lend_rows(items, previous, passed_again)
+    entries = rows.entries
+    reuse = np.asarray(rows.reuse, dtype=np.int64)
+    same = np.zeros(len(items), dtype=bool)
+    same[rows.same] = True
     _check(cancel)
-    if embedder is not None:
-        if vectors is not None:
-            mat = np.asarray(vectors, dtype=np.float32)
-            if mat.shape != (len(entries), embedder.dim):
-                raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
-        else:
-            mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
-            fresh = np.flatnonzero(~held)
-            if previous is not None and previous.model == model and previous.dense_ok:
-                mat[held] = previous.matrix[reuse[held]]
-            else:
-                fresh = np.arange(len(entries))
-            reused_rows = np.setdiff1d(np.arange(len(entries)), fresh)
-            try:
-                mat[fresh] = _embed_passages(embedder, cache, [texts[i] for i in fresh], cancel)
-            except ModelError as exc:  # no passage vectors: rank lexically until the next index works
-                log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
-                mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
-                dense_ok = False
-        if background and dense_ok:
-            bg = _backgrounds(embedder, cache, mat, previous, reuse, reused_rows)
-        tokens: tuple[frozenset[str], ...] = ()
-    else:
-        mat = np.zeros((len(entries), 0), dtype=np.float32)
-        old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
-        if old_tokens is not None:  # the lent rows' terms in one gather, the others tokenized
-            reused = reuse >= 0
-            terms = _gather(old_tokens, reuse[reused], reused)
-            for i in np.flatnonzero(~reused).tolist():
-                terms[i] = _terms(texts[i])
-            tokens = tuple(terms)
-        else:
-            tokens = tuple(_terms(t) for t in texts)
+    mat, tokens, bg, dense_ok = _dense(embedder, cache, vectors, previous, reuse, entries, rows.texts, cancel,
+                                       background)
     _check(cancel)
-    lexical = previous.lexical.updated(reuse=reuse, docs=new_docs) if previous is not None else BM25Index(texts)
-    heat = np.zeros(n, dtype=np.float64)
+    lexical = previous.lexical.updated(reuse=reuse, docs=rows.new_docs) if previous is not None \
+        else BM25Index(rows.texts)
     # rows holding the very entry `previous` held lend their language, prior parts and platform:
     # only the other rows are read, so a cycle of 50 changes at 100k held reads 50 topics, not 100k
     lend = previous is not None and _per_row(previous)
     if not lend:
         same[:] = False
-    unread = np.flatnonzero(~same).tolist()
+    facts = _row_facts(entries, previous if lend else None, reuse, same, rows.same_lang, rows.touched)
+    pos_map = dict(zip(rows.keys, range(len(items)), strict=True))
+    delta = _delta(previous, reuse, same, pos_map) if lend else None
+    facts.cjk.setflags(write=False)
+    return IndexSnapshot(entries, MappingProxyType(pos_map), _frozen(mat), lexical,
+                         _frozen(row_priors(facts.heat, facts.velocity, facts.is_new)), tokens,
+                         dense_ok, tuple(rows.texts), embedder.name if embedder is not None else "",
+                         _frozen(facts.heat), tuple(rows.keys), bg, facts.cjk,
+                         _frozen(facts.velocity, np.float64), _frozen(facts.is_new, np.float64),
+                         MappingProxyType(facts.rows_of), tuple(items), next(_serials), delta)
+
+
+@dataclass
+class _Rows:
+    """Each topic's row: its key, the row of `previous` it borrows (-1: none), its entry and text."""
+
+    keys: list[str]
+    reuse: list[int]
+    same: list[int]  # the very entry of the previous snapshot: its heat is known too
+    same_lang: list[int]  # other rows whose language the previous snapshot read
+    entries: tuple[RankerEntry, ...]
+    texts: list[str]
+    new_docs: list[str]  # the texts the lexical index has not seen
+    touched: set[str]  # platforms whose list changed: their fair heat is computed again
+
+
+def _lend_rows(items: list[Any], previous: IndexSnapshot | None, passed_again: np.ndarray | None) -> _Rows:
+    """Which rows of `previous` each topic borrows: the very object, or the same text."""
+    n = len(items)
+    if previous is None:
+        entry_list = [as_entry(item) for item in items]
+        texts = [doc_text(e.topic) for e in entry_list]
+        return _Rows([_key(item) for item in items], [-1] * n, [], [], tuple(entry_list), texts, texts, set())
+    matched = _match(items, previous, passed_again)
+    if matched is not None:  # most rows passed again as the very objects: only the others are read
+        keys, reuse_list, same_rows, same_lang, entry_list, texts, new_docs, touched = matched
+        return _Rows(keys, reuse_list, same_rows, same_lang, tuple(entry_list), texts, new_docs, touched)
+    keys = [_key(item) for item in items]
+    reuse_list, same_rows, same_lang = [-1] * n, [], []
+    entry_list, texts, new_docs, touched = [], [], [], set()
+    prev_get = dict(previous.pos).get  # a plain dict answers faster than the read-only view
+    prev_texts, prev_entries = previous.texts, previous.entries
+    prev_items = previous.items if len(previous.items) == len(previous) else None
+    lent = bytearray(len(previous))
+    for i, (item, key) in enumerate(zip(items, keys, strict=True)):
+        if not i & 255:
+            step_aside()
+        j = prev_get(key)
+        if j is not None and not lent[j]:  # a row is lent once
+            old = prev_entries[j]
+            # the same object (frozen, so the same facts): nothing to read again
+            if old is item or old.topic is item or (prev_items is not None and prev_items[j] is item):
+                lent[j] = 1
+                reuse_list[i] = j
+                same_rows.append(i)
+                entry_list.append(old)
+                texts.append(prev_texts[j])
+                continue
+            entry = as_entry(item)
+            text = doc_text(entry.topic)
+            if prev_texts[j] == text:
+                lent[j] = 1
+                reuse_list[i] = j
+                if old.topic.title == entry.topic.title and old.topic.lang == entry.topic.lang:
+                    same_lang.append(i)  # a new object for the same headline (a store's row): no scan
+            else:
+                new_docs.append(text)
+        else:
+            entry = as_entry(item)
+            text = doc_text(entry.topic)
+            new_docs.append(text)
+        touched.add(entry.topic.source)
+        entry_list.append(entry)
+        texts.append(text)
+    touched.update(prev_entries[j].topic.source for j in np.flatnonzero(~np.frombuffer(lent, dtype=bool)).tolist())
+    return _Rows(keys, reuse_list, same_rows, same_lang, tuple(entry_list), texts, new_docs, touched)
+
+
+def _dense(embedder: Embedder | None, cache: EmbeddingCache | None, vectors: np.ndarray | None,
+           previous: IndexSnapshot | None, reuse: np.ndarray, entries: tuple[RankerEntry, ...], texts: list[str],
+           cancel: threading.Event | None, background: bool,
+           ) -> tuple[np.ndarray, tuple[frozenset[str], ...], Background, bool]:
+    """The passage vectors (lent rows copied, the others embedded) and their closeness to small talk;
+    without a model, each row's lexical terms instead. Also says whether the vectors are usable."""
+    bg: Background = MappingProxyType({})
+    held = reuse >= 0
+    if embedder is None:
+        old_tokens = previous.tokens if previous is not None and len(previous.tokens) == len(previous) else None
+        if old_tokens is None:
+            return np.zeros((len(entries), 0), dtype=np.float32), tuple(_terms(t) for t in texts), bg, True
+        terms = _gather(old_tokens, reuse[held], held)  # the lent rows' terms in one gather, the others tokenized
+        for i in np.flatnonzero(~held).tolist():
+            terms[i] = _terms(texts[i])
+        return np.zeros((len(entries), 0), dtype=np.float32), tuple(terms), bg, True
+    dense_ok = True
+    reused_rows = np.zeros(0, dtype=np.int64)  # rows whose vectors `previous` lent
+    if vectors is not None:
+        mat = np.asarray(vectors, dtype=np.float32)
+        if mat.shape != (len(entries), embedder.dim):
+            raise ValueError(f"vectors shape {mat.shape} != ({len(entries)}, {embedder.dim})")
+    else:
+        mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
+        fresh = np.flatnonzero(~held)
+        if previous is not None and previous.model == embedder.name and previous.dense_ok:
+            mat[held] = previous.matrix[reuse[held]]
+        else:
+            fresh = np.arange(len(entries))
+        reused_rows = np.setdiff1d(np.arange(len(entries)), fresh)
+        try:
+            mat[fresh] = _embed_passages(embedder, cache, [texts[i] for i in fresh], cancel)
+        except ModelError as exc:  # no passage vectors: rank lexically until the next index works
+            log.warning("embedding topic titles failed, this index ranks lexically: %s", exc)
+            mat = np.zeros((len(entries), embedder.dim), dtype=np.float32)
+            dense_ok = False
+    if background and dense_ok:
+        bg = _backgrounds(embedder, cache, mat, previous, reuse, reused_rows)
+    return mat, (), bg, dense_ok
+
+
+@dataclass
+class _Facts:
+    cjk: np.ndarray
+    velocity: np.ndarray
+    is_new: np.ndarray
+    heat: np.ndarray
+    rows_of: dict[str, np.ndarray]
+
+
+def _row_facts(entries: tuple[RankerEntry, ...], lender: IndexSnapshot | None, reuse: np.ndarray, same: np.ndarray,
+               same_lang: list[int], touched: set[str]) -> _Facts:
+    """Each row's script, velocity, newness, fair heat and the rows of each platform; `lender` (the
+    previous snapshot, when its rows may lend) gives them for the `same` rows, which are not read."""
+    n = len(entries)
+    heat = np.zeros(n, dtype=np.float64)
     cjk = np.zeros(n, dtype=bool)
     velocity = np.zeros(n, dtype=np.float64)
     is_new = np.zeros(n, dtype=np.float64)
     unread_of: dict[str, list[int]] = {}
     lang_known = np.zeros(n, dtype=bool)
-    if lend:
+    if lender is not None:
         lang_known[same_lang] = True
         lang_rows = np.flatnonzero(lang_known)
-        assert previous is not None
-        cjk[lang_rows] = previous.cjk[reuse[lang_rows]]
-    for i in unread:
+        cjk[lang_rows] = lender.cjk[reuse[lang_rows]]
+    for i in np.flatnonzero(~same).tolist():
         if not i & 255:
             step_aside()
         entry = entries[i]
@@ -330,17 +375,16 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         is_new[i] = entry.prior.is_new
         unread_of.setdefault(entry.topic.source, []).append(i)
     rows_of: dict[str, np.ndarray] = {}
-    if lend:
-        assert previous is not None
+    if lender is not None:
         lent_rows = np.flatnonzero(same)
         from_rows = reuse[lent_rows]
-        cjk[lent_rows] = previous.cjk[from_rows]
-        velocity[lent_rows] = previous.velocity[from_rows]
-        is_new[lent_rows] = previous.is_new[from_rows]
-        heat[lent_rows] = previous.heat[from_rows]
-        moved = np.full(len(previous), -1, dtype=np.int64)  # previous row -> its row here, for lent rows
+        cjk[lent_rows] = lender.cjk[from_rows]
+        velocity[lent_rows] = lender.velocity[from_rows]
+        is_new[lent_rows] = lender.is_new[from_rows]
+        heat[lent_rows] = lender.heat[from_rows]
+        moved = np.full(len(lender), -1, dtype=np.int64)  # previous row -> its row here, for lent rows
         moved[from_rows] = lent_rows
-        for source, old_rows in previous.rows_of.items():
+        for source, old_rows in lender.rows_of.items():
             rows = moved[old_rows]
             rows_of[source] = np.sort(rows[rows >= 0])  # a caller may pass the topics in another order
     for source, rows_list in unread_of.items():
@@ -348,28 +392,27 @@ def build_snapshot(topics: Iterable[Any], *, embedder: Embedder | None, cache: E
         kept = rows_of.get(source)
         rows_of[source] = rows if kept is None or not len(kept) else np.sort(np.concatenate([kept, rows]))
     rows_of = {source: _frozen(rows, np.int64) for source, rows in rows_of.items() if len(rows)}
-    if lend:
+    if lender is not None:
         # fair heat reads a platform's list as a whole: again for every platform whose list changed
         redo = np.sort(np.concatenate([rows_of[s] for s in touched if s in rows_of] or [np.zeros(0, np.int64)]))
     else:
         redo = np.arange(n)
     if len(redo):
         heat[redo] = fair_heat([entries[i] for i in redo.tolist()])
-    pos_map = dict(zip(keys, range(n), strict=True))
-    delta = None
-    if lend and len(pos_map) == n:  # each key once: a follower can find every row by its key
-        assert previous is not None
-        kept = np.zeros(len(previous), dtype=bool)
-        kept[reuse[same]] = True
-        prev_keys = previous.keys if len(previous.keys) == len(previous) else previous.ids
-        gone = tuple(k for k in map(prev_keys.__getitem__, np.flatnonzero(~kept).tolist()) if k not in pos_map)
-        delta = SnapshotDelta(previous.serial, _frozen(np.flatnonzero(~same), np.int64), gone)
-    pos = MappingProxyType(pos_map)
-    cjk.setflags(write=False)
-    return IndexSnapshot(entries, pos, _frozen(mat), lexical, _frozen(row_priors(heat, velocity, is_new)), tokens,
-                         dense_ok, tuple(texts), model, _frozen(heat), tuple(keys), bg, cjk,
-                         _frozen(velocity, np.float64), _frozen(is_new, np.float64), MappingProxyType(rows_of),
-                         tuple(items), next(_serials), delta)
+    return _Facts(cjk, velocity, is_new, heat, rows_of)
+
+
+def _delta(previous: IndexSnapshot | None, reuse: np.ndarray, same: np.ndarray,
+           pos_map: dict[str, int]) -> SnapshotDelta | None:
+    """What changed since `previous`: the rows not lent and the keys gone; None when a key repeats
+    (a follower could not find every row by its key)."""
+    if previous is None or len(pos_map) != len(same):
+        return None
+    kept = np.zeros(len(previous), dtype=bool)
+    kept[reuse[same]] = True
+    prev_keys = previous.keys if len(previous.keys) == len(previous) else previous.ids
+    gone = tuple(k for k in map(prev_keys.__getitem__, np.flatnonzero(~kept).tolist()) if k not in pos_map)
+    return SnapshotDelta(previous.serial, _frozen(np.flatnonzero(~same), np.int64), gone)
 
 
 _Matched = tuple[list[str], list[int], list[int], list[int], list[RankerEntry], list[str], list[str], set[str]]
