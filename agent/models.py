@@ -9,9 +9,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["Lang", "Topic", "detect_lang", "stable_id", "utcnow"]
+__all__ = ["Lang", "Topic", "Trend", "detect_lang", "stable_id", "utcnow"]
 
 Lang = Literal["zh", "en", "ja", "other"]
+Trend = Literal["new", "rising", "falling", "steady"]  # where a topic or story is heading on its lists
 
 
 def utcnow() -> datetime:

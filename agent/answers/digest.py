@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 from urllib.parse import quote
 
-from agent.models import Topic, utcnow
+from agent.models import Topic, Trend, utcnow
 from agent.platforms import platform_name
 from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.sources.links import safe_link
@@ -19,12 +19,12 @@ from agent.stories.answer import story_answer
 from agent.stories.grouping import cluster_topics
 from agent.stories.linking import Story, evidence, occasion_test
 from agent.stories.occasions import find_occasions
+from agent.stories.view import by_heat, story_trend
 from agent.text import format_heat
 
 __all__ = ["Digest", "DigestItem", "balance", "build_digest", "render_digest", "sparkline", "svg_sparkline"]
 
 _BARS = "▁▂▃▄▅▆▇█"
-Trend = Literal["new", "rising", "falling", "steady"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,13 +71,11 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
     if clusters is None:
         clusters = cluster_topics([s.topic for s in stored])
     for cluster in clusters:
-        members = sorted((by_id[m.id].topic for m in cluster.members if m.id in by_id),
-                         key=lambda t: (-fair.get(t.id, 0.0), t.id))
+        members = by_heat([by_id[m.id].topic for m in cluster.members if m.id in by_id], fair)
         if not members:
             continue
         lead = by_id[members[0].id]
-        trends = {by_id[m.id].trend for m in members}
-        trend: Trend = "new" if trends == {"new"} else "rising" if "rising" in trends else lead.trend
+        trend = story_trend({by_id[m.id].trend for m in members}, lead.trend)
         # history by rank on the lead's list, read against that list's current length
         n = list_size.get(lead.topic.source, 0)
         history = [round((n - p.rank + 1) / (n + 1), 3) for p in store.history(lead.topic.id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Literal, assert_never
 
-from ..models import detect_lang
+from ..models import Trend, detect_lang
 from ..platforms import caption_label, heat_unit
 from ..text import format_heat
 from .caption import Caption
@@ -19,7 +19,6 @@ from .profiles import DisplayProfile, resolve_profile
 
 __all__ = ["Trend", "compose_caption", "format_heat", "meta_line"]  # format_heat: agent/text.py, re-exported
 
-Trend = Literal["new", "rising", "falling", "steady"]
 CaptionLang = Literal["zh", "en"]
 
 _SEP = " · "

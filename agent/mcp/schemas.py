@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent.answers.chat.facts import Fact
+from agent.models import Trend
 from agent.stories.answer import StoryAnswer
 
 from ..platforms import platform_name
@@ -16,7 +17,6 @@ from ..platforms import platform_name
 __all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",
            "TrendingOut"]
 
-Trend = Literal["new", "rising", "falling", "steady"]
 
 
 class Place(BaseModel):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
-from ..models import Topic
+from ..models import Topic, Trend
 
 __all__ = ["DataVersion", "HeatPoint", "SourceHealth", "StoredTopic", "current_order"]
 
@@ -57,7 +57,7 @@ class StoredTopic:
         return data
 
     @property
-    def trend(self) -> Literal["new", "rising", "falling", "steady"]:
+    def trend(self) -> Trend:
         if self.is_new:
             return "new"
         if self.velocity is None or abs(self.velocity) < 1e-9:

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from agent.models import Topic
+from agent.models import Topic, Trend
 from agent.platforms import platform_name
 from agent.ranking.fair_heat import normalised_heat
 from agent.sources.links import readable_link, safe_link
 from agent.store.records import StoredTopic
 from agent.stories.linking import Story
+from agent.stories.view import per_platform, story_trend
 from agent.stories.words import ago, short_title
 from agent.text import format_heat
 
 __all__ = ["StoryAnswer", "StoryPlace", "story_answer"]
 
-Trend = Literal["new", "rising", "falling", "steady"]
 Style = Literal["chat", "glasses"]
 _TREND = {"zh": {"new": "新上榜", "rising": "在涨", "falling": "在降", "steady": "平稳"},
           "en": {"new": "new", "rising": "rising", "falling": "cooling", "steady": "steady"}}
@@ -144,18 +144,11 @@ def story_answer(topic: Topic, story: Story | None, *, stored: Mapping[str, Stor
     fair = normalised_heat([s.topic for s in stored.values() if s.topic.source in {m.source for m in current}])
     ordered = sorted(current, key=lambda m: (not (asked and m.id == topic.id), -fair.get(m.id, 0.0),
                                              m.rank or 10**6, m.id))
-    best: dict[str, Topic] = {}
-    counts: dict[str, int] = {}
-    for m in ordered:
-        best.setdefault(m.source, m)
-        counts[m.source] = counts.get(m.source, 0) + 1
     places = tuple(StoryPlace(source=m.source, id=m.id, rank=m.rank, heat=m.heat, heat_text=m.heat_text,
-                              title=m.title, url=safe_link(m), items=counts[m.source]) for m in best.values())
+                              title=m.title, url=safe_link(m), items=count) for m, count in per_platform(ordered))
     lead = ordered[0]
     rows = [stored[m.id] for m in ordered if m.id in stored]
-    trends = {r.trend for r in rows}
-    trend: Trend = "new" if trends == {"new"} else "rising" if "rising" in trends else (
-        stored[lead.id].trend if lead.id in stored else "steady")
+    trend = story_trend({r.trend for r in rows}, stored[lead.id].trend if lead.id in stored else "steady")
     first = min((datetime.fromisoformat(r.first_seen) for r in rows), default=None)
     ids = {m.id for m in ordered}
     links = tuple(link.public() for link in (story.links if story else ()) if link.a in ids and link.b in ids)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from agent.models import Topic
+from agent.models import Topic, Trend
 from agent.sources.links import safe_link
+from agent.stories.view import per_platform, story_trend
 from agent.stories.words import ago, short_title
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Fact", "Placement", "ago", "gather", "short_title"]
 
-Trend = Literal["new", "rising", "falling", "steady"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,11 +45,8 @@ class Fact:
 
 
 def _placements(members: Sequence[Topic], only: str | None) -> tuple[Placement, ...]:
-    best: dict[str, int | None] = {}
-    for m in sorted(members, key=lambda m: m.rank or 10**6):
-        if only is None or m.source == only:
-            best.setdefault(m.source, m.rank)
-    return tuple(Placement(source=s, rank=r) for s, r in best.items())
+    by_place = sorted((m for m in members if only is None or m.source == only), key=lambda m: m.rank or 10**6)
+    return tuple(Placement(source=m.source, rank=m.rank) for m, _ in per_platform(by_place))
 
 
 async def gather(deps: ChatDeps, topic: Topic, *, members: Sequence[Topic] | None = None,
@@ -60,9 +57,7 @@ async def gather(deps: ChatDeps, topic: Topic, *, members: Sequence[Topic] | Non
         members = cluster.members if cluster and only_source is None else (topic,)
     stored = [deps.index.stored[m.id] for m in members if m.id in deps.index.stored]
     lead = deps.index.stored.get(topic.id)
-    trends = {s.trend for s in stored}
-    trend: Trend = ("new" if trends and trends == {"new"} else "rising" if "rising" in trends
-                    else lead.trend if lead else "steady")
+    trend = story_trend({s.trend for s in stored}, lead.trend if lead else "steady")
     first = min((datetime.fromisoformat(s.first_seen) for s in stored), default=None)
     history: tuple[float, ...] = ()
     if with_history:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from agent.models import Topic
 from agent.ranking.fair_heat import normalised_heat
 from agent.stories.linking import Story
+from agent.stories.view import by_heat, per_platform
 
 __all__ = ["HotStory", "hottest"]
 
@@ -33,18 +34,14 @@ def hottest(topics: Iterable[Topic], clusters: Mapping[str, Story], *, limit: in
     pool = list(topics)
     allowed = set(sources) if sources is not None else None
     score = normalised_heat(pool)
-    stories: dict[str, dict[str, Topic]] = defaultdict(dict)  # story id → platform → best member
+    stories: dict[str, list[Topic]] = defaultdict(list)  # story id → its members in the pool
     for t in pool:
-        if allowed is not None and t.source not in allowed:
-            continue
-        cluster = clusters.get(t.id)
-        key = cluster.id if cluster else t.id
-        best = stories[key].get(t.source)
-        if best is None or score[t.id] > score[best.id]:
-            stories[key][t.source] = t
+        if allowed is None or t.source in allowed:
+            cluster = clusters.get(t.id)
+            stories[cluster.id if cluster else t.id].append(t)
     out = []
     for members in stories.values():
-        ordered = tuple(sorted(members.values(), key=lambda m: -score[m.id]))
+        ordered = tuple(m for m, _ in per_platform(by_heat(members, score)))  # each platform by its hottest
         out.append(HotStory(lead=ordered[0], members=ordered, score=sum(score[m.id] for m in ordered)))
     # ties (two lists' #1) break on place, then name: never on raw heat, whose scale differs per platform
     out.sort(key=lambda s: (-s.score, s.lead.rank or 10**6, s.lead.source, s.lead.id))
