@@ -30,7 +30,6 @@ from .errors import ApiError
 __all__ = ["IngestRules", "key_id"]
 
 
-
 def key_id(key_hash: str) -> str:
     """The id `trendlens keys list` shows for a key: what an ingested topic names as its poster."""
     return key_hash[:12]
@@ -76,6 +75,5 @@ class IngestRules:
                                 f"(TRENDLENS_INGEST_TOPICS_PER_KEY); these {new} new ones would pass it. "
                                 "Re-send ids it already holds, or wait until retention prunes old ones",
                            code="ingest_cap_reached")
-
 
 

@@ -9,14 +9,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent.answers.chat.facts import Fact
+from agent.answers.queries.periods import Period
 from agent.models import Trend
 from agent.stories.answer import StoryAnswer
 
 from ..platforms import platform_name
+from ..sources.links import safe_url
+from ..store.periods import SeenTopic
 
-__all__ = ["CaptionOut", "DigestOut", "GlassesPreview", "Place", "StoryDetail", "StoryItem", "StoryOut",
-           "TrendingOut"]
-
+__all__ = ["CaptionOut", "CompareOut", "DigestOut", "GlassesPreview", "HeatOut", "HistoryOut", "Place", "SeenItem",
+           "StoryDetail", "StoryItem", "StoryOut", "TrendingOut"]
 
 
 class Place(BaseModel):
@@ -120,3 +122,72 @@ class DigestOut(BaseModel):
     since: str
     lang: str | None
     items: list[DigestEntry]
+
+
+class PeriodOut(BaseModel):
+    label: str = Field(description="the period as asked")
+    since: datetime = Field(description="its start (UTC, inclusive)")
+    until: datetime = Field(description="its end (UTC, exclusive)")
+
+    @classmethod
+    def of(cls, period: Period) -> PeriodOut:
+        return cls(label=period.label, since=period.since, until=period.until)
+
+
+class SeenItem(BaseModel):
+    id: str = Field(description="the item's id (pass it to `heat_over_time`)")
+    platform: str = Field(description="source id, e.g. weibo")
+    name: str = Field(description="the platform in words")
+    title: str
+    url: str | None = Field(description="the full link on the platform's own domain, when it is safe")
+    best_rank: int | None = Field(description="its best place on its list within the period, 1 = top")
+    peak_heat: float | None = Field(description="its highest raw heat within the period (scales differ per platform)")
+    first_seen: datetime = Field(description="its first listing within the period (UTC)")
+    last_seen: datetime = Field(description="its last listing within the period (UTC)")
+    fetches: int = Field(description="how many fetches listed it within the period")
+
+    @classmethod
+    def of(cls, seen: SeenTopic) -> SeenItem:
+        return cls(id=seen.id, platform=seen.source, name=platform_name(seen.source, "en"), title=seen.title,
+                   url=safe_url(seen.source, seen.url), best_rank=seen.best_rank, peak_heat=seen.peak_heat,
+                   first_seen=datetime.fromisoformat(seen.first_at), last_seen=datetime.fromisoformat(seen.last_at),
+                   fetches=seen.seen)
+
+
+class HistoryOut(BaseModel):
+    period: PeriodOut
+    words: str
+    items: list[SeenItem] = Field(description="matching items listed within the period, best placed first")
+
+
+class HeatPointOut(BaseModel):
+    at: datetime = Field(description="when a fetch listed it (UTC)")
+    rank: int | None
+    heat: float | None
+
+
+class HeatSeries(BaseModel):
+    id: str
+    platform: str
+    title: str
+    points: list[HeatPointOut] = Field(description="oldest first")
+
+
+class HeatOut(BaseModel):
+    found: bool
+    story_id: str | None = None
+    title: str | None = None
+    series: list[HeatSeries] = Field(default_factory=list, description="one per item of the story, the lead first")
+
+
+class Moved(BaseModel):
+    item: SeenItem = Field(description="the item as listed in the second period")
+    rank_before: int | None = Field(description="its best place in the first period")
+
+
+class CompareOut(BaseModel):
+    first: PeriodOut
+    second: PeriodOut
+    arrived: list[SeenItem] = Field(description="listed in the second period and not in the first")
+    left: list[SeenItem] = Field(description="listed in the first period and not in the second")
+    stayed: list[Moved] = Field(description="listed in both, best placed in the second first")

@@ -8,6 +8,7 @@ wording, links readable). Tool descriptions are written for the model that picks
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from agent.answers.queries import (
     digest_window,
     fresh_stories,
     glance,
+    history,
     hottest_stories,
     platform_list,
     source_statuses,
@@ -38,7 +40,23 @@ from ..captions.profiles import PROFILES
 from ..errors import InputError
 from ..platforms import find_platform, platform_name, run_time_platforms
 from ..sources import AGGREGATOR_NAMES, REGISTRY
-from .schemas import CaptionOut, DigestOut, GlassesPreview, StoryDetail, StoryItem, StoryOut, TrendingOut
+from .schemas import (
+    CaptionOut,
+    CompareOut,
+    DigestOut,
+    GlassesPreview,
+    HeatOut,
+    HeatPointOut,
+    HeatSeries,
+    HistoryOut,
+    Moved,
+    PeriodOut,
+    SeenItem,
+    StoryDetail,
+    StoryItem,
+    StoryOut,
+    TrendingOut,
+)
 
 if TYPE_CHECKING:
     from agent.answers.chat.deps import ChatDeps
@@ -53,7 +71,8 @@ INSTRUCTIONS = (
     "event listed on several platforms into one story. Titles stay in their platform's language. Start with "
     "`trending` (all platforms, or one), follow a story with `story` (by id or words), ask `new_or_rising` "
     "for what just appeared, `digest` for a time window, and `glasses_preview` for what smart glasses would "
-    "caption for a line of conversation.")
+    "caption for a line of conversation. The kept history answers `search_history` (words within a period), "
+    "`heat_over_time` (one story's places and heat at each fetch) and `compare_periods` (what arrived and left).")
 
 # "feed" is the reader for the operator's own feeds, and an aggregator the reader of other sites' lists:
 # neither is a platform one can ask for by name (an aggregator's own platforms are accepted when asked)
@@ -65,6 +84,9 @@ Platform = Annotated[str, Field(description=_PLATFORM_DOC, json_schema_extra={"e
 Lang = Annotated[Literal["en", "zh"], Field(
     description="language of the text answer (headings, platform names); titles keep their own language")]
 Limit = Annotated[int, Field(ge=1, le=50, description="how many stories at most")]
+Period = Annotated[str, Field(min_length=1, max_length=60, description=(
+    "a span of time in words or dates: today/今天, yesterday/昨天, this week/本周, last week/上周, this month/本月, "
+    "last 7 days/最近7天, last 24 hours/过去24小时, 2024-02-09, or 2024-02-01..2024-02-09 (UTC days)"))]
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                              open_world_hint=False)
 
@@ -235,6 +257,83 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         d = await digest_window(runtime.store, runtime.index.cluster_list(), since=start, since_hours=hours,
                                 lang=topic_lang, limit=limit)
         return _result(_digest_text(d), DigestOut.model_validate(d.public()))
+
+    @server.tool(title="Search the kept history", annotations=_READ_ONLY)
+    async def search_history(
+            words: Annotated[str, Field(min_length=1, max_length=300, description=(
+                "words a title must hold, in the watch lists' syntax: any plain word, every +word, no !word "
+                "(Chinese by substring, English by whole word), e.g. '关税 +美国 !广告'"))],
+            period: Period = "last 7 days", limit: Limit = 10) -> Annotated[CallToolResult, HistoryOut]:
+        """Items whose titles match `words`, listed by any platform within `period` — also items no longer on
+        any list (the kept history, up to the retention period). Each with its best place and peak heat in the
+        period and its `id` for `heat_over_time`. Use it for "was X trending last week?"."""
+        runtime = await get_runtime()
+        try:
+            span, found = await history.search_history(runtime.store, words, period, now=datetime.now(UTC),
+                                                       limit=limit)
+        except InputError as exc:
+            raise ToolError(str(exc)) from None
+        items = [SeenItem.of(s) for s in found]
+        lines = [f"{i + 1}. {s.title} — {s.name} best #{s.best_rank}" if s.best_rank else f"{i + 1}. {s.title} — "
+                 f"{s.name}" for i, s in enumerate(items)]
+        text = (f"Listed {span.label} with “{words}”:\n" + "\n".join(lines)) if items else (
+            f"Nothing listed {span.label} has “{words}” in its title.")
+        return _result(text, HistoryOut(period=PeriodOut.of(span), words=words, items=items))
+
+    @server.tool(title="Heat over time", annotations=_READ_ONLY)
+    async def heat_over_time(
+            id: Annotated[str | None, Field(max_length=200, description=(
+                "an `id` or `story_id` from another tool's result"))] = None,
+            words: Annotated[str | None, Field(max_length=500, description=(
+                "instead of `id`: words of a current title; the best-placed matching story"))] = None,
+            ) -> Annotated[CallToolResult, HeatOut]:
+        """One story's place and raw heat at every fetch that listed it, per platform item, oldest first: how it
+        rose and fell. Give `id` (also an item no longer listed, from `search_history`) or `words`; with
+        neither, the day's biggest story."""
+        runtime = await get_runtime()
+        chat = runtime.deps
+        id = (id or "").strip() or None
+        words = (words or "").strip() or None
+        fact = (await story_by_id(chat, id) if id else await story_about(chat, words) if words
+                else next(iter(await hottest_stories(chat, limit=1)), None))
+        if fact is not None:
+            cluster = chat.index.clusters.get(fact.topic.id)
+            members = [fact.topic, *(m for m in (cluster.members if cluster else ()) if m.id != fact.topic.id)]
+            story_id = runtime.index.story_key(fact.topic.id)
+        elif id and (kept := await asyncio.to_thread(runtime.store.get, id)) is not None:
+            members, story_id = [kept.topic], id  # no longer listed: its own history
+        else:
+            return _result(f"No story has the id {id!r}." if id else "No current story matches.", HeatOut(found=False))
+        lines = await history.heat_over_time(runtime.store, members)
+        series = [HeatSeries(id=line.topic.id, platform=line.topic.source, title=line.topic.title,
+                             points=[HeatPointOut(at=datetime.fromisoformat(p.observed_at), rank=p.rank, heat=p.heat)
+                                     for p in line.points]) for line in lines]
+        lead = series[0]
+        moves = " → ".join(f"#{p.rank}" if p.rank else "—" for p in lead.points[-8:])
+        text = (f"「{lead.title}」 on {platform_name(lead.platform, 'en')}: {len(lead.points)} fetches"
+                + (f", places {moves}" if moves else "") + (f"; {len(series) - 1} more items of the story"
+                                                             if len(series) > 1 else ""))
+        return _result(text, HeatOut(found=True, story_id=story_id, title=lead.title, series=series))
+
+    @server.tool(title="Compare two periods", annotations=_READ_ONLY)
+    async def compare_periods(first: Period = "yesterday", second: Period = "today", platform: Platform = "all",
+                              limit: Limit = 10) -> Annotated[CallToolResult, CompareOut]:
+        """What the lists held in `second` against `first`: items that arrived, items that left, and items on
+        both with their best place in each. E.g. first='last week', second='this week'."""
+        runtime = await get_runtime()
+        try:
+            c = await history.compare_periods(runtime.store, first, second, now=datetime.now(UTC), limit=limit,
+                                              source=_platform(platform))
+        except InputError as exc:
+            raise ToolError(str(exc)) from None
+        out = CompareOut(first=PeriodOut.of(c.first), second=PeriodOut.of(c.second),
+                         arrived=[SeenItem.of(s) for s in c.arrived], left=[SeenItem.of(s) for s in c.left],
+                         stayed=[Moved(item=SeenItem.of(b), rank_before=a.best_rank) for a, b in c.stayed])
+        text = (f"{c.second.label} against {c.first.label}: {len(out.arrived)} arrived, {len(out.left)} left, "
+                f"{len(out.stayed)} on both."
+                + "".join(f"\n+ {s.title} ({s.name})" for s in out.arrived[:5])
+                + "".join(f"\n- {s.title} ({s.name})" for s in out.left[:5]))
+        return _result(text, out)
 
     @server.resource("trendlens://digest/today", name="digest-today", title="Today's digest",
                      mime_type="application/json",

@@ -20,7 +20,7 @@ from agent.models import Topic
 from agent.sources import REGISTRY
 from agent.sources.base import link_in_domains
 
-__all__ = ["READABLE_LINK_WIDTH", "readable_link", "safe_link"]
+__all__ = ["READABLE_LINK_WIDTH", "readable_link", "safe_link", "safe_url"]
 
 READABLE_LINK_WIDTH = 100
 """Columns a link may take in a reply (a CJK character takes two); a longer one is left out of the text."""
@@ -33,9 +33,14 @@ _UNRESERVED = "-._~"
 
 def safe_link(topic: Topic, extra_domains: dict[str, tuple[str, ...]] | None = None) -> str | None:
     """The topic's url if it is safe to render as a link, else None."""
-    cls = REGISTRY.get(topic.source)
-    domains = cls.domains if cls is not None else (extra_domains or {}).get(topic.source, ())
-    return topic.url if link_in_domains(topic.url, domains) else None
+    return safe_url(topic.source, topic.url, extra_domains)
+
+
+def safe_url(source: str, url: str | None, extra_domains: dict[str, tuple[str, ...]] | None = None) -> str | None:
+    """`url` if it is safe to render as a link of `source` (on its own domains), else None."""
+    cls = REGISTRY.get(source)
+    domains = cls.domains if cls is not None else (extra_domains or {}).get(source, ())
+    return url if link_in_domains(url, domains) else None
 
 
 def _readable(text: str, *, safe: str = "", space: str = "%20") -> str:

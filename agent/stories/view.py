@@ -13,7 +13,6 @@ from agent.models import Topic, Trend
 __all__ = ["by_heat", "per_platform", "story_trend"]
 
 
-
 def by_heat(members: Sequence[Topic], fair: Mapping[str, float]) -> list[Topic]:
     """Members hottest first by fair heat (each platform's heat against its own list), then by place
     and id, so the lead is the same on every surface."""

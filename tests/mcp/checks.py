@@ -70,6 +70,17 @@ async def check_synthetic(session: ClientSession) -> None:
     by_name = {s["name"]: s for s in sources["items"]}
     assert by_name["weibo"]["status"] == "ok" and by_name["weibo"]["last_count"] > 0
     assert sources["data"] == "synthetic demo snapshot"
+    # the kept history: a search by words within a period, a story's heat over time, two periods compared
+    text, kept = await call(session, "search_history", words="春晚 机器人", period="今天", limit=5)
+    assert kept["items"] and all("春晚" in i["title"] or "机器人" in i["title"] for i in kept["items"])
+    assert kept["items"][0]["best_rank"] and kept["items"][0]["fetches"] >= 1 and text.startswith("Listed 今天")
+    _, nothing = await call(session, "search_history", words="春晚 !春晚", period="today")
+    assert nothing["items"] == []
+    text, heat = await call(session, "heat_over_time", id=lead["id"])
+    assert heat["found"] and heat["series"][0]["id"] == lead["id"] and heat["series"][0]["points"]
+    assert {s["platform"] for s in heat["series"]} == {p["platform"] for p in lead["platforms"]} and "fetches" in text
+    _, compared = await call(session, "compare_periods", first="yesterday", second="today", limit=50)
+    assert compared["left"] == [] and compared["stayed"] == [] and len(compared["arrived"]) == 50
 
 
 async def check_bad_arguments(session: ClientSession) -> None:
@@ -82,6 +93,9 @@ async def check_bad_arguments(session: ClientSession) -> None:
     assert "profile" in await fails(session, "glasses_preview", line="春晚机器人", profile="google-glass")
     assert "hours" in await fails(session, "new_or_rising", hours=-1)
     assert "ISO 8601" in await fails(session, "digest", since="yesterday")
+    assert "period" in await fails(session, "search_history", words="春晚", period="someday")
+    assert "words" in await fails(session, "search_history", words="/[/", period="today")
+    assert "period" in await fails(session, "compare_periods", first="2024-02-30")
     assert "Unknown tool: delete_everything" in await fails(session, "delete_everything")
     _, still = await call(session, "trending", limit=1)
     assert len(still["items"]) == 1
@@ -108,6 +122,11 @@ async def check_real_day(session: ClientSession, lists: dict[str, list[Topic]]) 
     assert timedelta(hours=19) < datetime.now(UTC) - first_seen < timedelta(hours=21)
     assert "Baidu #7" in text and "cooling" in text and "first seen 20 hours ago" in text
     assert s["url"].startswith("https://www.baidu.com/s?wd=%") and "https://www.baidu.com/s?wd=反网络霸权" in text
+    # its history kept: both days' places, found by words within a period and by the story tool's id
+    _, kept = await call(session, "search_history", words="反网络霸权", period="last 7 days")
+    assert [(i["platform"], i["best_rank"], i["fetches"]) for i in kept["items"]] == [("baidu", 6, 2)]
+    _, heat = await call(session, "heat_over_time", id=s["id"])
+    assert [p["rank"] for p in heat["series"][0]["points"]] == [6, 7]
     # a story by the id `trending` gave: the chat's own story answer, every platform and why it is one story
     text, by_id = await call(session, "story", id=lead["id"])
     s = by_id["story"]

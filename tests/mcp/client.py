@@ -18,7 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"trending", "story", "glasses_preview", "new_or_rising", "digest"}
+TOOLS = {"trending", "story", "glasses_preview", "new_or_rising", "digest", "search_history", "heat_over_time",
+         "compare_periods"}
 RESOURCES = {"trendlens://digest/today", "trendlens://sources"}
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["Fact", "Placement", "ago", "gather", "short_title"]
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class Placement:
     source: str

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["Glance", "GlanceDeps", "glance", "utterance_rank_params"]
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class Glance:
     """One line's outcome: a caption, or silence, with the evidence for either."""
