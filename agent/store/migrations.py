@@ -128,4 +128,18 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'client';
     UPDATE api_keys SET role = 'admin' WHERE label = 'serve';
     """,
+    # 6: the watch alerts sent, one row per owner, group and story (the latest), so a story never
+    # alerts twice across a restart or from another instance, and GET /v1/alerts outlives a process
+    """
+    CREATE TABLE watch_alerts (
+        owner       TEXT NOT NULL,
+        grp         TEXT NOT NULL,
+        story_id    TEXT NOT NULL,
+        platforms   INTEGER NOT NULL,
+        at          TEXT NOT NULL,
+        alert       TEXT NOT NULL,
+        PRIMARY KEY (owner, grp, story_id)
+    );
+    CREATE INDEX watch_alerts_owner_at ON watch_alerts (owner, at);
+    """,
 )

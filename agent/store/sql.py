@@ -130,6 +130,7 @@ class SQLStore(ABC):
                 db.execute("INSERT INTO prunes (at, removed) VALUES (?, ?)", (_iso(now), removed))
             db.execute("DELETE FROM decisions WHERE at < ?", (cutoff,))
             db.execute("DELETE FROM workflow_runs WHERE started_at < ?", (cutoff,))
+            db.execute("DELETE FROM watch_alerts WHERE at < ?", (cutoff,))
             db.execute("UPDATE decisions SET utterance = '' WHERE at < ? AND utterance <> ''", (words_cutoff,))
             db.execute("DELETE FROM sessions WHERE created_at < ? AND id NOT IN "
                        "(SELECT session_id FROM decisions)", (cutoff,))

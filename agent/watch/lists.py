@@ -1,15 +1,15 @@
 """Whose watch lists there are: the operator's (`TRENDLENS_WATCH`, or a `watch.yaml`) and each API
-key's own (`PUT /v1/watch`), each with the alerts it was sent and, for a key, its own channels.
+key's own (`PUT /v1/watch`), each with, for a key, its own channels (the alerts sent are in the
+store: agent/store/alerts.py).
 
 A key's list is kept in `<data dir>/watch/<key id>.json` (its channel URLs are secrets, as the store
-is) and read back at start; the alerts are kept in memory, the newest `ALERTS_KEPT` per owner.
+is) and read back at start.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["ALERTS_KEPT", "OPERATOR", "Alert", "Owner", "WatchLists", "watch_text"]
 
 OPERATOR = "operator"
-ALERTS_KEPT = 200
+ALERTS_KEPT = 200  # the newest alerts GET /v1/alerts shows a key
 log = logging.getLogger("trendlens.watch")
 
 
@@ -55,7 +55,6 @@ class Owner:
     groups: list[WatchGroup]
     notifier: Notifier | None = None
     urls: list[str] = field(default_factory=list)
-    alerts: deque[Alert] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
 
 
 def watch_text(settings: Settings) -> str:
@@ -107,8 +106,7 @@ class WatchLists:
         old = self.owners.get(owner)
         if old is not None and old.notifier is not None:
             old.notifier.close()
-        held = Owner(text=text, groups=groups, notifier=notifier, urls=list(urls),
-                     alerts=old.alerts if old else deque(maxlen=ALERTS_KEPT))
+        held = Owner(text=text, groups=groups, notifier=notifier, urls=list(urls))
         self.owners[owner] = held
         if persist and self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)

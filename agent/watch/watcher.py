@@ -8,12 +8,14 @@ once more when its story reaches N platforms.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.sources.links import safe_link
+from agent.store import Store
+from agent.store.alerts import alerted_platforms, save_alert
 
 from ..models import Topic, utcnow
 from ..notify import Notifier, alert_message
@@ -26,9 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Watcher"]
 
-SEEN_KEPT = 50_000  # (owner, group, story) pairs remembered; the oldest go first
-
-
 @dataclass(frozen=True)
 class _Story:
     id: str
@@ -40,12 +39,11 @@ class _Story:
 
 
 class Watcher:
-    def __init__(self, index: TopicIndex, notifier: Notifier, lists: WatchLists) -> None:
+    def __init__(self, index: TopicIndex, notifier: Notifier, lists: WatchLists, store: Store) -> None:
         self.index = index
         self.notifier = notifier
         self.lists = lists
-        # (owner, group name, story id) → platforms it had when last alerted
-        self._seen: OrderedDict[tuple[str, str, str], int] = OrderedDict()
+        self.store = store  # which stories each owner's groups alerted (agent/store/alerts.py)
 
     async def after_cycle(self, outcomes: Sequence[object]) -> None:
         """The collector's listener (after the index's): alert what this cycle shows first."""
@@ -54,9 +52,8 @@ class Watcher:
     async def check(self) -> list[tuple[str, Alert]]:
         """Send the alerts due now; (owner, alert) for each."""
         sent: list[tuple[str, Alert]] = []
-        for owner, alert in self.scan():
+        for owner, alert in await asyncio.to_thread(self.scan):
             held = self.lists.owners[owner]
-            held.alerts.append(alert)
             channels = held.notifier if owner != OPERATOR else self.notifier
             if channels:
                 story = Story(title=alert.title, places=alert.places, url=alert.url)
@@ -72,7 +69,7 @@ class Watcher:
                 for key, members in grouped.items()]
 
     def scan(self) -> list[tuple[str, Alert]]:
-        """The alerts due now, each owner's and group's; marks them sent."""
+        """The alerts due now, each owner's and group's; marks them sent (in the store: blocking)."""
         stories = self.stories()
         texts = {s.id: story_text(t.title for t in s.members) for s in stories}
         due: list[tuple[str, Alert]] = []
@@ -85,24 +82,20 @@ class Watcher:
                         break
                     if not group_matches(group, texts[story.id]):
                         continue
-                    key = (owner, group.name, story.id)
                     n = len(story.platforms)
-                    before = self._seen.get(key)
+                    before = alerted_platforms(self.store, owner, group.name, story.id)
                     again = before is not None
                     if before is not None and not (group.again_at and before < group.again_at <= n):
                         continue
-                    self._remember(key, n)
                     lead = story.members[0]
                     places = tuple(sorted(((t.source, t.rank) for t in story.members),
                                           key=lambda p: p[1] or 10**6))
-                    due.append((owner, Alert(group=group.name, story_id=story.id, title=lead.title, places=places,
-                                             url=next((u for t in story.members if (u := safe_link(t))), None),
-                                             again=again, at=now)))
+                    alert = Alert(group=group.name, story_id=story.id, title=lead.title, places=places,
+                                  url=next((u for t in story.members if (u := safe_link(t))), None),
+                                  again=again, at=now)
+                    save_alert(self.store, owner, group.name, story.id, platforms=n, at=now.isoformat(),
+                               alert=alert.public())
+                    due.append((owner, alert))
                     count += 1
         return due
 
-    def _remember(self, key: tuple[str, str, str], platforms: int) -> None:
-        self._seen[key] = platforms
-        self._seen.move_to_end(key)
-        while len(self._seen) > SEEN_KEPT:
-            self._seen.popitem(last=False)

@@ -74,10 +74,10 @@ class FakeIndex:
         return self.stories[topic_id]
 
 
-async def test_one_alert_per_story_per_group_and_once_more_when_it_spreads() -> None:
+async def test_one_alert_per_story_per_group_and_once_more_when_it_spreads(store) -> None:
     index = FakeIndex()
     lists = WatchLists("机器人 ^3; 关税 !广告")
-    watcher = Watcher(index, Notifier([]), lists)  # type: ignore[arg-type]
+    watcher = Watcher(index, Notifier([]), lists, store)  # type: ignore[arg-type]
     index.hold(topic("weibo", 1, "机器人春晚扭秧歌"), topic("zhihu", 4, "如何看待春晚机器人"), story="s1")
     index.hold(topic("baidu", 2, "关税广告"))
     first = await watcher.check()
@@ -87,6 +87,22 @@ async def test_one_alert_per_story_per_group_and_once_more_when_it_spreads() -> 
     [(_, again)] = await watcher.check()
     assert again.again and {p for p, _ in again.places} == {"weibo", "zhihu", "douyin"}
     assert await watcher.check() == []
+
+
+async def test_a_restart_or_a_second_instance_does_not_alert_a_story_again(store) -> None:
+    index = FakeIndex()
+    index.hold(topic("weibo", 1, "机器人春晚扭秧歌"), story="s1")
+    first = Watcher(index, Notifier([]), WatchLists("机器人"), store)  # type: ignore[arg-type]
+    assert [a.story_id for _, a in await first.check()] == ["s1"]
+    # the process restarts (or another instance shares the database): the store remembers
+    again = Watcher(index, Notifier([]), WatchLists("机器人"), store)  # type: ignore[arg-type]
+    assert await again.check() == []
+    index.hold(topic("zhihu", 3, "机器人上春晚"), story="s2")
+    assert [a.story_id for _, a in await again.check()] == ["s2"]
+    # what GET /v1/alerts shows an owner outlives the process too, newest first
+    from agent.store.alerts import recent_alerts
+    from agent.watch.lists import OPERATOR
+    assert [a["story_id"] for a in recent_alerts(store, OPERATOR)] == ["s2", "s1"]
 
 
 def test_watch_words_on_the_served_lists_alert_once_per_story_within_a_cycle_and_never_for_a_bang_word(

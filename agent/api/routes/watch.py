@@ -12,8 +12,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from ...errors import ConfigError
+from ...store.alerts import recent_alerts
 from ...watch import Watcher
-from ...watch.lists import Owner
+from ...watch.lists import ALERTS_KEPT, Owner
 from ..deps import ApiKey, RuntimeDep
 from ..errors import AUTHED_ERRORS, ApiError
 from ..ingest_rules import key_id
@@ -58,5 +59,4 @@ async def get_watch(key: ApiKey, runtime: RuntimeDep) -> WatchOut:
 
 @router.get("/alerts", summary="The alerts this key's watch list raised, newest first")
 async def alerts(key: ApiKey, runtime: RuntimeDep) -> dict:
-    owner = runtime.watcher.lists.owners.get(key_id(key))
-    return {"items": [a.public() for a in reversed(owner.alerts)] if owner else []}
+    return {"items": await asyncio.to_thread(recent_alerts, runtime.store, key_id(key), ALERTS_KEPT)}
