@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 from wcwidth import wcswidth
 
 from agent.models import Topic
+from agent.platforms import PLATFORMS
 from agent.sources import REGISTRY
 from agent.sources.base import link_in_domains
 
@@ -39,7 +40,11 @@ def safe_link(topic: Topic, extra_domains: dict[str, tuple[str, ...]] | None = N
 def safe_url(source: str, url: str | None, extra_domains: dict[str, tuple[str, ...]] | None = None) -> str | None:
     """`url` if it is safe to render as a link of `source` (on its own domains), else None."""
     cls = REGISTRY.get(source)
-    domains = cls.domains if cls is not None else (extra_domains or {}).get(source, ())
+    if cls is not None:
+        domains = cls.domains
+    else:  # a platform an aggregator's route registered: the host its first answer's links were on
+        platform = PLATFORMS.get(source)
+        domains = (extra_domains or {}).get(source, ()) or (platform.domains if platform is not None else ())
     return url if link_in_domains(url, domains) else None
 
 

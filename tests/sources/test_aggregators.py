@@ -16,6 +16,7 @@ from agent.platforms import PLATFORMS, caption_label, forget_platform, platform_
 from agent.settings import Settings
 from agent.sources import build_sources
 from agent.sources.dailyhot import DailyHot
+from agent.sources.links import safe_url
 from agent.sources.newsnow import Newsnow
 from agent.store import SQLiteStore
 from tests.conftest import FIXTURES
@@ -92,6 +93,10 @@ async def test_weibo_and_36kr_routes_are_both_served_36kr_under_its_own_label_an
     titles = [p["title"] for item in digest.items for p in item.platforms if p["source"] == "weibo"]
     assert len(titles) == len(set(titles)) == len(expected)
     assert {p["source"] for item in digest.items for p in item.platforms} == {"weibo", "36kr"}
+    # a run-time platform's links are shown on the host its route's links were on, never elsewhere
+    kr_links = [p["url"] for item in digest.items for p in item.platforms if p["source"] == "36kr"]
+    assert kr_links and all(u and u.startswith("https://www.36kr.com/") for u in kr_links)
+    assert safe_url("36kr", "https://evil.example/p/1") is None
 
 
 async def test_every_route_all_lists_is_read_when_none_is_chosen(tmp_path) -> None:
