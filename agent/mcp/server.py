@@ -86,7 +86,7 @@ Lang = Annotated[Literal["en", "zh"], Field(
 Limit = Annotated[int, Field(ge=1, le=50, description="how many stories at most")]
 Period = Annotated[str, Field(min_length=1, max_length=60, description=(
     "a span of time in words or dates: today/今天, yesterday/昨天, this week/本周, last week/上周, this month/本月, "
-    "last 7 days/最近7天, last 24 hours/过去24小时, 2024-02-09, or 2024-02-01..2024-02-09 (UTC days)"))]
+    "last 7 days/最近7天, last 24 hours/过去24小时, 2025-06-07, or 2025-06-01..2025-06-07 (UTC days)"))]
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                              open_world_hint=False)
 

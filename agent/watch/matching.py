@@ -15,9 +15,10 @@ def story_text(titles: Iterable[str]) -> str:
     return "\n".join(unicodedata.normalize("NFKC", t).casefold() for t in titles)
 
 
-def group_matches(group: WatchGroup, text: str) -> bool:
-    """`text` from `story_text`: any plain word (when there are any), every `+` word, no `!` word."""
-    if group.any_of and not any(t.pattern.search(text) for t in group.any_of):
+def group_matches(group: WatchGroup, text: str, *, meant: bool = False) -> bool:
+    """`text` from `story_text`: any plain word or `~` meaning (when there are any; `meant`: the ranker
+    matched one of the group's meanings to this story), every `+` word, no `!` word."""
+    if (group.any_of or group.meanings) and not (meant or any(t.pattern.search(text) for t in group.any_of)):
         return False
     if not all(t.pattern.search(text) for t in group.required):
         return False

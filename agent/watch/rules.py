@@ -55,12 +55,16 @@ class WatchGroup:
     excluded: tuple[Term, ...] = ()
     cap: int | None = None  # @N
     again_at: int | None = None  # ^N
+    # ~meaning: a description matched by the embedding ranker behind the live gate's evidence, not by
+    # its words ("~机器人跳舞" matches 春晚机器人扭秧歌); `_` stands for a space ("~robots_dancing")
+    meanings: tuple[str, ...] = ()
 
 
 def _group(words: list[str]) -> WatchGroup | None:
     any_of: list[Term] = []
     required: list[Term] = []
     excluded: list[Term] = []
+    meanings: list[str] = []
     cap = again = None
     for word in words[:MAX_TERMS]:
         if len(word) > MAX_TERM_CHARS:
@@ -73,12 +77,15 @@ def _group(words: list[str]) -> WatchGroup | None:
             required.append(Term.of(word[1:]))
         elif word[0] == "!" and len(word) > 1:
             excluded.append(Term.of(word[1:]))
+        elif word[0] == "~" and len(word) > 1:
+            meanings.append(word[1:].replace("_", " "))
         else:
             any_of.append(Term.of(word))
-    if not any_of and not required:
+    if not any_of and not required and not meanings:
         return None  # only exclusions or caps: nothing to look for
     return WatchGroup(name=" ".join(w for w in words if not re.fullmatch(r"[@^]\d+", w)), any_of=tuple(any_of),
-                      required=tuple(required), excluded=tuple(excluded), cap=cap, again_at=again)
+                      required=tuple(required), excluded=tuple(excluded), cap=cap, again_at=again,
+                      meanings=tuple(meanings))
 
 
 def parse_watch(text: str) -> list[WatchGroup]:

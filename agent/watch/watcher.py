@@ -9,10 +9,11 @@ once more when its story reaches N platforms.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent.ranking.query import RankQuery
 from agent.sources.links import safe_link
 from agent.store import Store
 from agent.store.alerts import alerted_platforms, save_alert
@@ -26,7 +27,9 @@ from .matching import group_matches, story_text
 if TYPE_CHECKING:
     from agent.index.topic_index import TopicIndex
 
-__all__ = ["Watcher"]
+__all__ = ["MEANING_TOP_K", "Watcher"]
+
+MEANING_TOP_K = 5  # stories a `~` meaning may match per cycle: the ranker's best past the gate
 
 @dataclass(frozen=True)
 class _Story:
@@ -52,7 +55,8 @@ class Watcher:
     async def check(self) -> list[tuple[str, Alert]]:
         """Send the alerts due now; (owner, alert) for each."""
         sent: list[tuple[str, Alert]] = []
-        for owner, alert in await asyncio.to_thread(self.scan):
+        meant = await self.meant()
+        for owner, alert in await asyncio.to_thread(self.scan, meant):
             held = self.lists.owners[owner]
             channels = held.notifier if owner != OPERATOR else self.notifier
             if channels:
@@ -68,8 +72,20 @@ class Watcher:
         return [_Story(key, tuple(sorted(members, key=lambda t: (t.rank or 10**6, t.id))))
                 for key, members in grouped.items()]
 
-    def scan(self) -> list[tuple[str, Alert]]:
-        """The alerts due now, each owner's and group's; marks them sent (in the store: blocking)."""
+    async def meant(self) -> dict[str, frozenset[str]]:
+        """Each `~` meaning of every group → the stories the ranker matches it to, past the live gate's
+        relevance evidence (the bar a caption needs at the table), so a vague meaning alerts nothing."""
+        meanings = {m for held in self.lists.owners.values() for g in held.groups for m in g.meanings}
+        out: dict[str, frozenset[str]] = {}
+        for meaning in sorted(meanings):
+            ranked = await self.index.rank(RankQuery(text=meaning, top_k=MEANING_TOP_K, gate=True))
+            out[meaning] = frozenset(self.index.story_key(r.topic.id) for r in ranked)
+        return out
+
+    def scan(self, meant: Mapping[str, frozenset[str]] | None = None) -> list[tuple[str, Alert]]:
+        """The alerts due now, each owner's and group's; marks them sent (in the store: blocking).
+        `meant`: what `meant()` found for the groups' `~` meanings."""
+        meant = meant or {}
         stories = self.stories()
         texts = {s.id: story_text(t.title for t in s.members) for s in stories}
         due: list[tuple[str, Alert]] = []
@@ -80,7 +96,8 @@ class Watcher:
                 for story in stories:
                     if group.cap is not None and count >= group.cap:
                         break
-                    if not group_matches(group, texts[story.id]):
+                    by_meaning = any(story.id in meant.get(m, ()) for m in group.meanings)
+                    if not group_matches(group, texts[story.id], meant=by_meaning):
                         continue
                     n = len(story.platforms)
                     before = alerted_platforms(self.store, owner, group.name, story.id)

@@ -143,3 +143,36 @@ def test_each_key_holds_its_own_list_and_alerts(tmp_path) -> None:
         assert client.get("/v1/alerts").status_code == 401
     saved = WatchLists("", folder=tmp_path / "data" / "watch")  # read back after a restart
     assert [g.name for o in saved.owners.values() for g in o.groups] == ["春晚", "关税 +美国"]
+
+
+def test_a_meaning_is_parsed_beside_words() -> None:
+    [group] = parse_watch("~机器人跳舞 ~robots_dancing !广告")
+    assert group.meanings == ("机器人跳舞", "robots dancing") and group.any_of == ()
+    assert not group_matches(group, story_text(["春晚机器人扭秧歌"]))  # its words are not matched as words
+    assert group_matches(group, story_text(["春晚机器人扭秧歌"]), meant=True)
+    assert not group_matches(group, story_text(["机器人广告"]), meant=True)  # a ! word still vetoes
+
+
+class MeaningIndex(FakeIndex):
+    """A ranker that matches one description to the robot story, and nothing else past its gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[object] = []
+
+    async def rank(self, q) -> list[object]:  # noqa: ANN001
+        self.asked.append(q)
+        if q.text == "机器人跳舞" and q.gate:
+            return [type("Ranked", (), {"topic": self.stored["weibo:1"].topic})()]
+        return []
+
+
+async def test_a_meaning_alerts_the_story_the_ranker_matches_past_its_gate(store) -> None:
+    index = MeaningIndex()
+    index.hold(topic("weibo", 1, "春晚机器人扭秧歌"), topic("zhihu", 4, "如何看待宇树机器人上春晚"), story="s1")
+    index.hold(topic("baidu", 2, "机器人吸尘器降价"))
+    watcher = Watcher(index, Notifier([]), WatchLists("~机器人跳舞; ~明天去医院复查"), store)  # type: ignore[arg-type]
+    sent = await watcher.check()
+    assert [(a.group, a.story_id) for _, a in sent] == [("~机器人跳舞", "s1")]  # not the vacuum cleaner
+    assert all(q.gate for q in index.asked)  # every meaning is held to the live gate's evidence
+    assert await watcher.check() == []

