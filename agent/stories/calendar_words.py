@@ -1,6 +1,6 @@
 """The names of the calendar's days (festivals, holidays, memorial days), from a full public calendar.
 
-Story terms drop words that say *when* (`story_terms._WHEN`): two stories of one holiday share
+Story terms drop words that say *when* (`terms._WHEN`): two stories of one holiday share
 the holiday's name and nothing else. The names come from `cnlunar`'s calendar, which holds every
 year's statutory holidays, the traditional lunar festivals and the observed international and
 national days, so no day's news chose them: each festival's full name (国际愚人节), the name

@@ -1,11 +1,11 @@
 """Stories grown incrementally: `StoryIndex` holds the current items and the links between
 likely neighbours, and forms the stories again where something changed.
 
-The link rule and the grouping rules are in `stories.py`; this module decides which pairs are
+The link rule and the grouping rules are in `linking.py`; this module decides which pairs are
 compared and keeps the result stable:
 
 - Cost grows with the new work, not with the square of what is held: a new item is compared only
-  with its likely neighbours, its top-k dense neighbours (`story_vectors.VectorRows`) and the items
+  with its likely neighbours, its top-k dense neighbours (`vectors.VectorRows`) and the items
   sharing one of its rarer headline terms (inverted index). Memory is O(n·d) for the vectors plus
   O(n·k) links.
 - Only the stories a change touches are formed again: everything joined to a changed item by a

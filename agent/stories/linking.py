@@ -2,8 +2,8 @@
 
 A *story* is one concrete event, announcement or incident on at least two platforms, with its
 follow-ups (the official response, an explainer, a detail revealed, a reaction). This module is
-pure: no index, no I/O. `story_grouping.StoryIndex` holds the items and grows the stories;
-`story_vectors.VectorRows` stores their vectors.
+pure: no index, no I/O. `grouping.StoryIndex` holds the items and grows the stories;
+`vectors.VectorRows` stores their vectors.
 
 **The link rule.** Each item brings its `Evidence`: the event terms of its headline
 (`story_terms`: numbers read alike in any script, a speaker such as 外交部 set apart, template
