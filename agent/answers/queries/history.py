@@ -32,6 +32,8 @@ def _matcher(words: str) -> Callable[[str], bool]:
     if len(groups) != 1:
         raise InputError("words: give one group of words (e.g. '关税 +美国 !广告'), not several")
     group = groups[0]
+    if group.meanings:  # a meaning is ranked against the current lists; the kept history is searched by words
+        raise InputError("words: a ~meaning matches current stories in a watch list; search the history by words")
     return lambda title: group_matches(group, story_text([title]))
 
 

@@ -58,5 +58,7 @@ async def test_one_items_heat_over_time(store: Store) -> None:
 async def test_a_bad_search_is_one_clear_line(store: Store) -> None:
     with pytest.raises(InputError, match="^words: "):
         await search_history(store, "/[/", "today", now=NOW)
+    with pytest.raises(InputError, match="^words: a ~meaning"):
+        await search_history(store, "~机器人跳舞", "today", now=NOW)
     with pytest.raises(InputError, match="^period: "):
         await search_history(store, "关税", "someday", now=NOW)
