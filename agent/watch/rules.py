@@ -56,7 +56,7 @@ class WatchGroup:
     cap: int | None = None  # @N
     again_at: int | None = None  # ^N
     # ~meaning: a description matched by the embedding ranker behind the live gate's evidence, not by
-    # its words ("~机器人跳舞" matches 春晚机器人扭秧歌); `_` stands for a space ("~robots_dancing")
+    # its words ("~机器人跳舞" matches "Robots dancing the yangge…"); `_` stands for a space ("~robots_dancing")
     meanings: tuple[str, ...] = ()
 
 
