@@ -135,7 +135,7 @@ class Runtime:
         displays, mentra = build_displays(settings, hud, on_transcript=on_transcript)
         router = DisplayRouter(displays)
         notifier = Notifier.from_settings(settings, metrics)
-        watcher = Watcher(index, notifier, WatchLists.from_settings(settings), store)
+        watcher = Watcher(index, notifier, WatchLists.from_settings(settings, store), store)
         collector.listeners.append(watcher.after_cycle)  # after the index's: it reads the new stories
         deps = PartsDeps(store=store, data_dir=settings.store.data_dir, index=index, composer=composer,
                          router=router, fetch_job=fetch_job, notifier=notifier)

@@ -142,4 +142,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX watch_alerts_owner_at ON watch_alerts (owner, at);
     """,
+    # 7: each key's own watch list and push channels, in the store every instance reads (they were a
+    # file per key in one instance's data dir, which another instance never saw)
+    """
+    CREATE TABLE watch_lists (
+        owner       TEXT PRIMARY KEY,
+        text        TEXT NOT NULL,
+        urls        TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+    );
+    """,
 )

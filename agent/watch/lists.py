@@ -2,8 +2,9 @@
 key's own (`PUT /v1/watch`), each with, for a key, its own channels (the alerts sent are in the
 store: agent/store/alerts.py).
 
-A key's list is kept in `<data dir>/watch/<key id>.json` (its channel URLs are secrets, as the store
-is) and read back at start.
+A key's list is kept in the store (agent/store/watch_lists.py), which every instance reads: each
+reads the lists saved elsewhere before it checks (`refresh`). Lists an older release kept as files in
+`<data dir>/watch/` are moved into the store at start.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ import yaml
 
 from ..errors import ConfigError
 from ..notify import Notifier
+from ..store.watch_lists import lists_since, save_list
 from .rules import WatchGroup, parse_watch
 
 if TYPE_CHECKING:
     from ..settings import Settings
+    from ..store import Store
 
 __all__ = ["ALERTS_KEPT", "OPERATOR", "Alert", "Owner", "WatchLists", "watch_text"]
 
@@ -82,25 +85,46 @@ def watch_text(settings: Settings) -> str:
 
 
 class WatchLists:
-    def __init__(self, operator_text: str, *, folder: Path | None = None) -> None:
+    def __init__(self, operator_text: str, *, store: Store | None = None, folder: Path | None = None) -> None:
         self.owners: dict[str, Owner] = {}
-        self.folder = folder
+        self.store = store
+        self._seen = ""  # the newest `updated_at` read from the store
         if operator_text.strip():
             self.owners[OPERATOR] = Owner(text=operator_text, groups=parse_watch(operator_text))
-        if folder is not None and folder.is_dir():
+        if folder is not None and folder.is_dir():  # an older release's files: into the store, once
             for path in sorted(folder.glob("*.json")):
                 try:
                     saved = json.loads(path.read_text(encoding="utf-8"))
-                    self.set(path.stem, saved["watch"], saved.get("notify_urls") or [], persist=False)
+                    self.set(path.stem, saved["watch"], saved.get("notify_urls") or [])
+                    path.unlink()
                 except (OSError, ValueError, KeyError, TypeError, ConfigError) as exc:
                     log.warning("watch list %s not loaded: %s", path.name, type(exc).__name__)
+        self.refresh()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> WatchLists:
-        return cls(watch_text(settings), folder=settings.store.data_dir / "watch")
+    def from_settings(cls, settings: Settings, store: Store | None = None) -> WatchLists:
+        return cls(watch_text(settings), store=store, folder=settings.store.data_dir / "watch")
 
-    def set(self, owner: str, text: str, urls: list[str], *, persist: bool = True) -> Owner:
-        """Replace `owner`'s list (ConfigError for a mistake in it, before anything changes)."""
+    def refresh(self) -> None:
+        """Take in the lists saved since the last look (by this instance or another); blocking."""
+        if self.store is None:
+            return
+        for saved in lists_since(self.store, self._seen):
+            try:
+                self._hold(saved.owner, saved.text, saved.urls)
+            except ConfigError as exc:
+                log.warning("watch list of %s not loaded: %s", saved.owner[:8], type(exc).__name__)
+            self._seen = max(self._seen, saved.updated_at)
+
+    def set(self, owner: str, text: str, urls: list[str]) -> Owner:
+        """Replace `owner`'s list (ConfigError for a mistake in it, before anything changes), in the
+        store when there is one; blocking."""
+        held = self._hold(owner, text, urls)
+        if self.store is not None:
+            save_list(self.store, owner, text, urls)
+        return held
+
+    def _hold(self, owner: str, text: str, urls: list[str]) -> Owner:
         groups = parse_watch(text)
         notifier = Notifier(urls) if urls else None
         old = self.owners.get(owner)
@@ -108,13 +132,6 @@ class WatchLists:
             old.notifier.close()
         held = Owner(text=text, groups=groups, notifier=notifier, urls=list(urls))
         self.owners[owner] = held
-        if persist and self.folder is not None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"{owner}.json"
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"watch": text, "notify_urls": urls}, ensure_ascii=False), encoding="utf-8")
-            tmp.chmod(0o600)  # it holds the key's channel secrets
-            tmp.replace(path)
         return held
 
     def close(self) -> None:

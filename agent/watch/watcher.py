@@ -55,6 +55,7 @@ class Watcher:
     async def check(self) -> list[tuple[str, Alert]]:
         """Send the alerts due now; (owner, alert) for each."""
         sent: list[tuple[str, Alert]] = []
+        await asyncio.to_thread(self.lists.refresh)  # lists another instance saved since the last check
         meant = await self.meant()
         for owner, alert in await asyncio.to_thread(self.scan, meant):
             held = self.lists.owners[owner]

@@ -141,8 +141,35 @@ def test_each_key_holds_its_own_list_and_alerts(tmp_path) -> None:
         got = client.get("/v1/watch", headers=AUTH).json()
         assert got["watch"] == "春晚; 关税 +美国"
         assert client.get("/v1/alerts").status_code == 401
-    saved = WatchLists("", folder=tmp_path / "data" / "watch")  # read back after a restart
-    assert [g.name for o in saved.owners.values() for g in o.groups] == ["春晚", "关税 +美国"]
+    from agent.store import open_store
+
+    store = open_store(runtime.settings)  # read back after a restart, from the store
+    try:
+        saved = WatchLists("", store=store)
+        assert [g.name for o in saved.owners.values() for g in o.groups] == ["春晚", "关税 +美国"]
+        assert not (tmp_path / "data" / "watch").exists()  # no file beside the store holds the channel secrets
+    finally:
+        store.close()
+
+
+def test_a_list_saved_on_one_instance_is_held_by_another(store, tmp_path) -> None:
+    a, b = WatchLists("", store=store), WatchLists("", store=store)
+    a.set("k1", "机器人 !广告", [])
+    assert "k1" not in b.owners
+    b.refresh()  # the watcher does this before every check
+    assert [g.name for g in b.owners["k1"].groups] == ["机器人 !广告"]
+    a.set("k1", "关税", [])
+    b.refresh()
+    assert [g.name for g in b.owners["k1"].groups] == ["关税"]
+
+
+def test_an_older_releases_list_files_move_into_the_store(store, tmp_path) -> None:
+    folder = tmp_path / "watch"
+    folder.mkdir()
+    (folder / "k2.json").write_text('{"watch": "春晚", "notify_urls": []}', encoding="utf-8")
+    WatchLists("", store=store, folder=folder)
+    assert not list(folder.glob("*.json"))
+    assert [g.name for g in WatchLists("", store=store).owners["k2"].groups] == ["春晚"]
 
 
 def test_a_meaning_is_parsed_beside_words() -> None:
