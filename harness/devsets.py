@@ -20,6 +20,7 @@ from agent.commands.rank import load_topics
 from agent.models import Topic
 from agent.ranking import Embedder, EmbeddingCache, RankerEntry
 from agent.text import has_han
+from harness.paths import ROOT as ROOT
 from harness.paths import SHARED
 
 DEVSETS = SHARED / "devsets"
