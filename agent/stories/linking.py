@@ -99,16 +99,12 @@ def evidence(topic: Topic) -> Evidence:
         for i in range(len(run) - 1):
             where[run[i] + run[i + 1]].append((k, i, i + 2))
         for i, unit in enumerate(run):
-            if not _is_han(unit):  # numbers and Latin words are terms alone too
+            if not is_han(unit):  # numbers and Latin words are terms alone too
                 where[unit].append((k, i, i + 1))
     small = frozenset(q for q in terms.quantities if is_small_count(q[1]))
     works = frozenset(t for name in _WORK.findall(topic.title) for t in story_terms(name).terms)
     return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small, works,
                     {t: tuple(v) for t, v in where.items()})
-
-
-def _is_han(unit: str) -> bool:
-    return is_han(unit)
 
 
 def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
@@ -228,7 +224,7 @@ def occasion_test(items: Sequence[Evidence]) -> tuple[Callable[[str], bool], Cal
 def _join(units: Sequence[str]) -> str:
     text = ""
     for u in units:  # a space only between two Latin words or numbers (su7 hpv)
-        text += (" " if text and not _is_han(u) and not _is_han(text[-1]) else "") + u
+        text += (" " if text and not is_han(u) and not is_han(text[-1]) else "") + u
     return text
 
 
@@ -318,7 +314,7 @@ def theme_only(shared: AbstractSet[str], weights: Weights) -> bool:
     关税 in a tariff week, 小米 + 雷军 on a Xiaomi day): a theme, which the labels say is no story.
     The caller checks that no phrase of three units or more is shared (金秀贤, 东部战区: a name)."""
     common = weights.common
-    return bool(shared) and all(_is_han(t) and weights.title_df(t) >= common for t in shared)
+    return bool(shared) and all(is_han(t) and weights.title_df(t) >= common for t in shared)
 
 
 def _quantities(a: StoryTerms, b: StoryTerms) -> tuple[bool, bool]:
