@@ -1,5 +1,8 @@
 """`trendlens rank`: rank topics from a file against conversation text (pure relevance by default).
 
+The topics are grouped into stories as the service groups them and each result is a story's best
+member (`index/story_rank.py`): the ranking the live loop and chat give, not the ranker's raw list.
+
     trendlens rank --topics TOPICS.json --queries QUERIES.jsonl [--top K]
         one JSON line per query, in order: {"ranked": [{"id": ..., "score": ...}, ...]}
     trendlens rank --topics TOPICS.json --text "..." [--json]
@@ -166,9 +169,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--top must be at least 1")
     entries = load_topics(args.topics)
     queries = load_queries(args.queries) if args.queries is not None else [args.text]
-    ranker = build_ranker(args, entries)
-    opts = {"top_k": args.top, "gate": args.gate, "prior": args.prior, "mmr": args.mmr}
-    results = ranker.rank_many_sync(queries, **opts)
+    from ..index.story_rank import StoryRanking
+
+    ranking = StoryRanking.grouped(build_ranker(args, entries))
+    results = ranking.rank_many_sync(queries, top_k=args.top, gate=args.gate, prior=args.prior, mmr=args.mmr)
     out = sys.stdout
     if args.queries is not None or args.json:
         for ranked in results:

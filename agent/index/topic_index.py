@@ -23,11 +23,12 @@ import time
 from collections.abc import Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.errors import StoppingError, StoreError
+from agent.index.story_rank import StoryRanking
 from agent.ranking import IndexSnapshot, Ranked, Ranker, RankQuery
 from agent.ranking.pacing import a_build
 from agent.store import DataVersion, Store, StoredTopic, current_order
@@ -208,7 +209,7 @@ class TopicIndex:
         return out
 
     async def rank(self, q: RankQuery) -> list[Ranked]:
-        """Rank current topics; one result per cross-platform cluster (its best member).
+        """Rank current topics; one result per cross-platform cluster (its best member, `story_rank`).
 
         The one ranking call of the service: the live loop, chat and search all come here,
         and with `gate` the ranker's relevance gate is the only relevance decision.
@@ -218,27 +219,9 @@ class TopicIndex:
             return []
         view = self.view  # one generation for the whole call
         started = time.perf_counter()
-
-        def related(ids: Any) -> set[str]:
-            return self.members_of({self.story_key(i) for i in ids})
-
-        # three times as many from the ranker: members of one story collapse to its best below
-        raw = await ranker.rank(q.text, top_k=q.top_k * 3, prior=q.prior, mmr=q.mmr, exclude=set(q.exclude),
-                                gate=q.gate, gate_offset=q.gate_offset, latest=q.latest,
-                                latest_top_k=q.latest_top_k, related=related if q.latest_top_k else None)
+        out = await StoryRanking(ranker, view.clusters, view.members).rank(q)
         if self.metrics is not None:
             self.metrics.ranking_seconds.observe(time.perf_counter() - started)
-        seen: set[str] = set()
-        out = []
-        for r in raw:
-            cluster = view.clusters.get(r.topic.id)
-            key = cluster.id if cluster else r.topic.id
-            if key in seen:
-                continue
-            seen.add(key)
-            out.append(r)
-            if len(out) == q.top_k:
-                break
         return out
 
 

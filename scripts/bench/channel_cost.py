@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from agent.index.story_rank import StoryRanking
 from agent.ranking import Ranker
 from harness import devsets
 
@@ -29,7 +30,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="tl-cheap-"))
     print("| lang | channel | recall@3 | model ms / query (batch 1) | n |\n|---|---|---|---|---|")
     for lang in ("zh", "en"):
-        ranker = Ranker(emb, devsets.entries(rel[lang]["topics"], tmp), cache=cache)
+        ranker = StoryRanking.grouped(Ranker(emb, devsets.entries(rel[lang]["topics"], tmp), cache=cache))
         queries = [rel[lang]["queries"][i] for i in devsets.split(len(rel[lang]["queries"]), "report")]
         for cut in CUTS[lang]:
             texts = [" ".join(q["text"].split()) for q in queries]

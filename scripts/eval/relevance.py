@@ -2,8 +2,8 @@
 """Relevance evaluation through the shipped ranking path, on the real development sets.
 
 Offline mode (default): every query of ../shared/devsets/relevance.json through
-`Ranker.rank_many_sync` — the call `trendlens rank` makes — on each language's own index;
-recall@1, recall@3 and MRR per language and channel.
+`StoryRanking.rank_many_sync` — the call `trendlens rank` makes, one result per story as the live
+loop ranks — on each language's own index; recall@1, recall@3 and MRR per language and channel.
 
     .venv/bin/python scripts/eval/relevance.py                         # report half of the dev set
     .venv/bin/python scripts/eval/relevance.py --split all --channels hybrid
@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.rank import load_topics
+from agent.index.story_rank import StoryRanking
 from agent.models import Topic
 from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder
 from agent.ranking.scoring import CalibrationProfile
@@ -106,7 +107,7 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
             queries = pick(rel[lang]["queries"], args.split, args.limit)
             label = f"devsets/{args.split}" + (" mixed index" if args.mixed else "") + (" asr" if args.asr else "") + (
                 f" homophones {args.homophones}" if args.homophones else "")
-        ranker = Ranker(emb, entries, cache=cache)
+        ranker = StoryRanking.grouped(Ranker(emb, entries, cache=cache))
         for channel in args.channels:
             if emb is None and channel != "lexical":
                 continue

@@ -2,8 +2,9 @@
 alerts for real small talk (what a vague meaning would catch).
 
 Each labelled day's real lists (`../shared/days`) are indexed with the bundled model as the service
-does; a meaning is ranked as the watcher ranks it (`RankQuery(text, top_k=MEANING_TOP_K, gate=True)`,
-the live gate's relevance evidence). Meanings:
+does and grouped into stories as the service groups them; a meaning is ranked as the watcher ranks it
+(`RankQuery(text, top_k=MEANING_TOP_K, gate=True)`, the live gate's relevance evidence, one result per
+story: `StoryRanking`). Meanings:
 
 - **retellings**: the mentions retold from the day's Baidu descriptions and Zhihu excerpts
   (50-character windows, harness/devsets.py), each against an index of the titles alone (so the
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from agent.index.story_rank import StoryRanking
 from agent.ranking import Ranker, RankQuery
 from agent.watch.watcher import MEANING_TOP_K
 from harness import devsets
@@ -49,11 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|")
     for name in args.days:
         day = devsets.load_day(name)
-        titles = Ranker(embedder, devsets.titles_only(day.topics), cache=cache)
+        titles = StoryRanking.grouped(Ranker(embedder, devsets.titles_only(day.topics), cache=cache))
         found = titles.rank_many_sync([m.text for m in day.mentions], top_k=q.top_k, gate=True, prior=q.prior,
                                       mmr=q.mmr)
         hits = sum(any(r.topic.id in m.right for r in got) for m, got in zip(day.mentions, found, strict=True))
-        served = Ranker(embedder, day.topics, cache=cache)
+        served = StoryRanking.grouped(Ranker(embedder, day.topics, cache=cache))
         caught = served.rank_many_sync(small, top_k=q.top_k, gate=True, prior=q.prior, mmr=q.mmr)
         false = sum(bool(got) for got in caught)
         print(f"| {name} | {len(day.mentions)} | {hits / len(day.mentions):.3f} | {len(small)} | "

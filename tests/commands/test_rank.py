@@ -117,3 +117,18 @@ def test_bad_json_files_name_the_line(tmp_path, write_topics, capsys) -> None:
 def test_unknown_embedder_is_exit_2(write_topics, capsys) -> None:
     assert main(["rank", "--topics", str(write_topics(TOPICS)), "--text", "x", "--embedder", "nope"]) == 2
     assert "valid:" in capsys.readouterr().err
+
+
+def test_one_result_per_story_as_the_live_loop_ranks(tmp_path, write_topics, capsys) -> None:
+    """Two platforms' items of one launch are one story: `trendlens rank` gives its best member once, and
+    the next result is another story (the raw ranker would list both members first)."""
+    topics = write_topics([
+        {"id": "w1", "title": "华为发布Mate70系列 售价5499元起", "source": "weibo"},
+        {"id": "b1", "title": "华为Mate70系列正式发布 5499元起", "source": "baidu"},
+        {"id": "z1", "title": "如何评价电影哪吒2的票房", "source": "zhihu"},
+    ])
+    q = queries_file(tmp_path, [json.dumps({"text": "华为Mate70发布了 5499元起"}, ensure_ascii=False)])
+    assert main(["rank", "--topics", str(topics), "--queries", str(q), "--top", "3", "--embedder", "hash"]) == 0
+    ids = [r["id"] for r in json.loads(capsys.readouterr().out)["ranked"]]
+    assert ids[0] in {"w1", "b1"}
+    assert ids[1:] == ["z1"]  # the story's other member is not a second result

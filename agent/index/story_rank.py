@@ -1,0 +1,83 @@
+"""One result per story: the ranking every surface gets.
+
+The ranker scores items; a user sees stories. The live loop, chat, search and the watch lists
+rank through `TopicIndex.rank`, which reads its published stories; `trendlens rank`, the
+evaluation scripts and the benches hold a `Ranker` of their own and group its topics the way
+the service does (`StoryRanking.grouped`). Both collapse here, so a figure measured on a file
+of topics describes the ranking a wearer gets, not the ranker's raw list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.ranking import Ranked, Ranker, RankQuery
+from agent.ranking.ranker import Query
+from agent.stories.grouping import StoryIndex, background_of, link_model_for
+from agent.stories.linking import Story
+
+__all__ = ["STORY_FANOUT", "StoryRanking", "one_per_story"]
+
+STORY_FANOUT = 3
+"""The ranker is asked for this many times the results wanted: members of one story collapse to
+its best, and a story rarely has more than three members near the top of one query."""
+
+
+def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k: int) -> list[Ranked]:
+    """The best-scored member of each story, in the ranker's order, at most `top_k`."""
+    seen: set[str] = set()
+    out: list[Ranked] = []
+    for r in ranked:
+        story = story_of.get(r.topic.id)
+        key = story.id if story is not None else r.topic.id
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(r)
+        if len(out) == top_k:
+            break
+    return out
+
+
+@dataclass(frozen=True)
+class StoryRanking:
+    """A ranker with the stories of its topics (`story_of`: topic id -> story; `members`: story id ->
+    its topic ids): one published generation for the whole of a query."""
+
+    ranker: Ranker
+    story_of: Mapping[str, Story] = field(default_factory=dict)
+    members: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def grouped(cls, ranker: Ranker) -> StoryRanking:
+        """The ranker's held topics grouped into stories as the service groups them (its vectors too)."""
+        index = StoryIndex(background=background_of(ranker.embedder), model=link_model_for(ranker.embedder))
+        snapshot = ranker.snapshot
+        # keyed by `Topic.id`, as the collapse reads it: a file's own ids (`trendlens rank`) may differ
+        index.update([e.topic for e in snapshot.entries],
+                     snapshot.matrix if ranker.embedder is not None and len(snapshot.entries) else None)
+        story_of, members = index.story_maps()
+        return cls(ranker, story_of, members)
+
+    def related(self, ids: Iterable[str]) -> set[str]:
+        """These topics and every other member of their stories."""
+        out = set(ids)
+        for tid in list(out):
+            story = self.story_of.get(tid)
+            if story is not None:
+                out |= self.members.get(story.id, frozenset())
+        return out
+
+    async def rank(self, q: RankQuery) -> list[Ranked]:
+        raw = await self.ranker.rank(
+            q.text, top_k=q.top_k * STORY_FANOUT, prior=q.prior, mmr=q.mmr, exclude=set(q.exclude),
+            gate=q.gate, gate_offset=q.gate_offset, latest=q.latest, latest_top_k=q.latest_top_k,
+            related=self.related if q.latest_top_k else None)
+        return one_per_story(raw, self.story_of, q.top_k)
+
+    def rank_many_sync(self, queries: Sequence[Query], *, top_k: int = 10, **opts: Any) -> list[list[Ranked]]:
+        """Blocking `rank` over many queries (`Ranker.rank_many_sync`'s options), for the CLI and scripts."""
+        raw = self.ranker.rank_many_sync(queries, top_k=top_k * STORY_FANOUT, **opts)
+        return [one_per_story(r, self.story_of, top_k) for r in raw]

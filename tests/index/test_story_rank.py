@@ -1,0 +1,59 @@
+"""One result per story (`agent/index/story_rank.py`): the collapse the live loop, chat, `trendlens rank`,
+the evaluation scripts and the benches share."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agent.index.story_rank import StoryRanking, one_per_story
+from agent.models import Topic
+from agent.ranking import HashEmbedder, Ranked, Ranker, RankerEntry
+from agent.stories.linking import Story
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ranked(*pairs: tuple[str, str]) -> list[Ranked]:
+    out = []
+    for n, (source, item) in enumerate(pairs):
+        t = Topic(source=source, item_id=item, title=f"{source} {item}")
+        out.append(Ranked(id=t.id, topic=t, score=1.0 - n / 10, components={}))
+    return out
+
+
+def test_each_story_once_at_its_best_member_in_the_rankers_order() -> None:
+    raw = _ranked(("weibo", "a"), ("baidu", "a"), ("zhihu", "b"), ("douyin", "a"), ("v2ex", "c"))
+    story = Story("c-1", tuple(r.topic for r in raw if r.topic.item_id == "a"), 0.0, ("weibo", "baidu", "douyin"))
+    story_of = {t.id: story for t in story.members}
+    assert [r.id for r in one_per_story(raw, story_of, 5)] == ["weibo:a", "zhihu:b", "v2ex:c"]
+    assert [r.id for r in one_per_story(raw, story_of, 2)] == ["weibo:a", "zhihu:b"]
+    # the top result is never changed by the collapse: a gate fitted on the top-1 reads the same either way
+    assert one_per_story(raw, story_of, 1) == raw[:1]
+
+
+def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
+    topics = [Topic(source="weibo", item_id="w1", title="华为发布Mate70系列 售价5499元起"),
+              Topic(source="baidu", item_id="b1", title="华为Mate70系列正式发布 5499元起"),
+              Topic(source="zhihu", item_id="z1", title="如何评价电影哪吒2的票房")]
+    ranker = Ranker(HashEmbedder(), [RankerEntry(topic=t, id=t.id) for t in topics])
+    ranking = StoryRanking.grouped(ranker)
+    assert ranking.story_of["weibo:w1"] is ranking.story_of["baidu:b1"]
+    assert "zhihu:z1" not in ranking.related({"weibo:w1"})
+    assert ranking.related({"weibo:w1"}) == {"weibo:w1", "baidu:b1"}
+    raw = ranker.rank_many_sync(["华为Mate70 5499元起"], top_k=3)[0]
+    assert {r.id for r in raw[:2]} == {"weibo:w1", "baidu:b1"}
+    assert [r.id for r in ranking.rank_many_sync(["华为Mate70 5499元起"], top_k=3)[0]][1:] == ["zhihu:z1"]
+
+
+# the gate's fitters read only whether the top-1 clears the bar, which the collapse never changes (above)
+FITTERS = {"scripts/eval/tune_relevance.py", "scripts/eval/tune_crosslingual.py"}
+
+
+def test_every_script_that_ranks_measures_the_shipped_path() -> None:
+    """A figure from a script describes the ranking a wearer gets: each script that asks a ranker goes
+    through `StoryRanking`, so its results are one per story as the live loop's are."""
+    asks = re.compile(r"\.rank_many_sync\(|\.rank\(")
+    raw = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "scripts").rglob("*.py"))
+           if asks.search(p.read_text(encoding="utf-8")) and "StoryRanking" not in p.read_text(encoding="utf-8")]
+    assert set(raw) <= FITTERS, f"scripts ranking without the story collapse: {sorted(set(raw) - FITTERS)}"
