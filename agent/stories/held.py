@@ -1,0 +1,164 @@
+"""The items a story index holds, and what is counted over them as they come and go.
+
+Each held item keeps its event evidence (`linking.evidence`) and its vector; the counts over
+the held set — in how many headlines and contexts a term appears, per list and in all, which
+terms are frequent enough to be an occasion's word, how each list's summaries open — are kept
+as items are held and dropped, so reading any of them costs what changed, not a pass over
+every held item.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agent.captions.gist import Openers
+from agent.models import Topic
+from agent.stories.linking import (
+    MIN_HELD,
+    OCCASION_LEAST,
+    OCCASION_SHARE,
+    Evidence,
+    GroupingRules,
+    Weights,
+    evidence,
+    is_occasion,
+    is_template,
+)
+from agent.stories.vectors import VectorRows
+
+__all__ = ["OCCASION_FLOOR", "HeldItems"]
+
+# the fewest holders an occasion's word can have: `is_occasion` reads against at least MIN_HELD items
+OCCASION_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_SHARE * MIN_HELD))
+
+
+@dataclass
+class HeldItems:
+    """Held topics by id, their evidence and vectors, and the term counts over them."""
+
+    background: float = 0.0  # the embedder's cosine of unrelated texts (see ranker.CALIBRATION)
+    topics: dict[str, Topic] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    vectors: VectorRows | None = None
+    by_source: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    # how the held summaries of each list open, for the caption's gist (captions/gist.py)
+    openers: Openers = field(default_factory=Openers)
+    title_df: Counter[str] = field(default_factory=Counter)
+    any_df: Counter[str] = field(default_factory=Counter)
+    # headline and context terms per list, to read a term's share of the lists that carry it (`is_occasion`)
+    source_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # terms held often enough to be an occasion's word (`is_occasion` needs this many at least), kept
+    # as counts cross it, so finding the occasions reads these few and not every held term
+    frequent: set[str] = field(default_factory=set)
+    postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # headline term -> items
+    speaker_only: set[str] = field(default_factory=set)  # held headlines that are a speaker alone
+    df_moved: set[str] = field(default_factory=set)  # headline terms held more or fewer times since last read
+    touched: set[str] = field(default_factory=set)  # platforms whose list changed since last read
+
+    def __len__(self) -> int:
+        return len(self.topics)
+
+    def hold(self, topic: Topic, vector: np.ndarray | None) -> None:
+        tid = topic.id
+        self.topics[tid] = topic
+        self.touched.add(topic.source)
+        self.by_source[topic.source].add(tid)
+        ev = self.evidence[tid] = evidence(topic)
+        if ev.terms.speaker and not ev.terms.terms:
+            self.speaker_only.add(tid)
+        self.df_moved.update(ev.title_terms)
+        for term in ev.title_terms:
+            self.title_df[term] += 1
+            self.postings[term].add(tid)
+        self.openers.add(topic.source, topic.summary)
+        source_df = self.source_df[topic.source]
+        for term in ev.title_terms | ev.context:
+            self.any_df[term] += 1
+            if self.any_df[term] == OCCASION_FLOOR:
+                self.frequent.add(term)
+            source_df[term] += 1
+        if vector is not None:
+            if self.vectors is None:
+                self.vectors = VectorRows(background=self.background)
+            self.vectors.add(tid, vector)
+
+    def drop(self, tid: str) -> Topic:
+        topic = self.topics.pop(tid)
+        self.touched.add(topic.source)
+        self.by_source[topic.source].discard(tid)
+        ev = self.evidence.pop(tid)
+        self.speaker_only.discard(tid)
+        self.df_moved.update(ev.title_terms)
+        for term in ev.title_terms:
+            _less(self.title_df, term)
+            posting = self.postings.get(term)
+            if posting is not None:
+                posting.discard(tid)
+                if not posting:
+                    del self.postings[term]
+        self.openers.remove(topic.source, topic.summary)
+        source_df = self.source_df[topic.source]
+        for term in ev.title_terms | ev.context:
+            if self.any_df[term] - 1 < OCCASION_FLOOR:
+                self.frequent.discard(term)
+            _less(self.any_df, term)
+            _less(source_df, term)
+        if self.vectors is not None:
+            self.vectors.drop(tid)
+        return topic
+
+    def move(self, tid: str, held: Topic, now: Topic) -> None:
+        """The same headline held as the object passed; the same id on another platform (an ingested
+        `ref`) moves its lists."""
+        self.topics[tid] = now
+        if held.source != now.source:
+            self.by_source[held.source].discard(tid)
+            self.by_source[now.source].add(tid)
+            self.touched.add(held.source)
+
+    # -- reading the counts ------------------------------------------------------
+    def lexical_candidates(self, tid: str, rules: GroupingRules) -> set[str]:
+        """The items sharing one of `tid`'s rarer headline terms, rarest first, up to the rules' bound."""
+        out: set[str] = set()
+        df = self.title_df
+        for term in sorted(self.evidence[tid].title_terms, key=lambda t: (df.get(t, 0), t)):
+            if df.get(term, 0) > rules.rare_df or len(out) >= rules.max_candidates:
+                break
+            out |= self.postings.get(term, set())
+        return out
+
+    def occasion(self, term: str) -> bool:
+        count = self.any_df.get(term, 0)
+        if count < OCCASION_LEAST:
+            return False
+        carrying = sum(len(self.by_source[s]) for s, df in self.source_df.items() if df.get(term))
+        return is_occasion(count, carrying)
+
+    def template(self, source: str, term: str) -> bool:
+        return is_template(self.source_df[source].get(term, 0), len(self.by_source[source]),
+                           self.any_df.get(term, 0))
+
+    def occasion_words(self) -> list[str]:
+        """The held headline terms that are an occasion's word now, most carried first."""
+        df = self.title_df
+        return sorted((t for t in self.frequent if df.get(t, 0) and self.occasion(t)),
+                      key=lambda t: (-df.get(t, 0), t))
+
+    def weights(self) -> Weights:
+        """IDF over the items held now (`linking.Weights`)."""
+        return Weights(len(self.topics), self.title_df.__getitem__, self.any_df.__getitem__,
+                       self.occasion, self.template)
+
+    def title_terms(self, tid: str) -> frozenset[str]:
+        ev = self.evidence.get(tid)
+        return ev.title_terms if ev is not None else frozenset()
+
+
+def _less(counts: Counter[str], term: str) -> None:
+    counts[term] -= 1
+    if counts[term] <= 0:
+        del counts[term]
