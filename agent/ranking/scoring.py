@@ -258,6 +258,28 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
     return ((cos - mu) / (np.maximum(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
 
 
+def _saturated(snapshot: IndexSnapshot, terms: Mapping[str, float], tau: float) -> np.ndarray:
+    """The lexical channel: BM25 of `terms` against every topic, saturated to [0, 1) at scale `tau`."""
+    return (1.0 - np.exp(-snapshot.lexical.scores(terms) / tau)).astype(np.float32)
+
+
+def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSnapshot,
+                    profile: CalibrationProfile, lang: str) -> np.ndarray:
+    """The pair's bar, moved onto the same-script bar (of this index size) so that one threshold serves
+    every row: a cross row passes when its topic z reaches cross_bar(other-script count), or on the
+    same-script evidence as before (a shared Latin name: "IBM", "SU7")."""
+    cal, n = profile.lang(lang), len(snapshot)
+    if cal.cross_gate is None or len(snapshot.cjk) != n:
+        return evidence
+    cross = snapshot.cjk != (lang == "zh")
+    n_cross = int(np.count_nonzero(cross))
+    bar = cal.cross_bar(n_cross)
+    if not n_cross or bar is None:
+        return evidence
+    shift = profile.gate_threshold(lang, n, "hybrid") - bar
+    return np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
+
+
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
           bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0) -> Scores:
@@ -285,13 +307,12 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         for term, weight in (bridged or {}).items():
             terms[term] = max(terms.get(term, 0.0), weight)
         if terms:
-            lex = (1.0 - np.exp(-snapshot.lexical.scores(terms) / cal.lexical_tau)).astype(np.float32)
+            lex = _saturated(snapshot, terms, cal.lexical_tau)
     bridged_lex = None
     if bridged and n and lang != "zh":
         # the Chinese terms an English line names (bridges.py), on the Chinese lexical scale; their
         # own bar (`bridge_bar`) is moved onto this language's threshold below
-        bridged_lex = (1.0 - np.exp(-snapshot.lexical.scores(dict(bridged)) / profile.lang("zh").lexical_tau)
-                       ).astype(np.float32)
+        bridged_lex = _saturated(snapshot, dict(bridged), profile.lang("zh").lexical_tau)
     if not use_dense:
         if bridged_lex is not None:  # rows the bridged terms reach only
             lex = np.where(bridged_lex > 0, np.maximum(lex, bridged_lex + (cal.gate_lexical - bridge_bar)), lex)
@@ -303,17 +324,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     evidence = None
     if cal.gate_dense is not None or topic_z is not dense:
         g_dense, g_lex = cal.gate_weights()
-        evidence = (g_dense * topic_z + g_lex * lex).astype(np.float32)
-        if cal.cross_gate is not None and len(snapshot.cjk) == n:
-            # the pair's bar, moved onto the same-script bar (of this index size) so that one threshold
-            # serves every row: a cross row passes when its topic z reaches cross_bar(other-script count),
-            # or on the same-script evidence as before (a shared Latin name: "IBM", "SU7")
-            cross = snapshot.cjk != (lang == "zh")
-            n_cross = int(np.count_nonzero(cross))
-            bar = cal.cross_bar(n_cross)
-            if n_cross and bar is not None:
-                shift = profile.gate_threshold(lang, n, "hybrid") - bar
-                evidence = np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
+        evidence = _with_cross_bar((g_dense * topic_z + g_lex * lex).astype(np.float32), topic_z, snapshot,
+                                   profile, lang)
     if bridged_lex is not None:
         shift = profile.gate_threshold(lang, n, "hybrid") - bridge_bar
         held = relevance if evidence is None else evidence
