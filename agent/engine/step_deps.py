@@ -58,6 +58,10 @@ class PartsDeps:
     def story_key(self, topic_id: str) -> str:
         return self.index.story_key(topic_id)
 
+    def ranked_again(self, topic_id: str, score: float) -> Ranked | None:
+        stored = self.index.stored.get(topic_id)
+        return None if stored is None else Ranked(id=topic_id, topic=stored.topic, score=score, components={})
+
     def members_of(self, stories: set[str]) -> set[str]:
         return self.index.members_of(stories)
 

@@ -143,10 +143,21 @@ class GateParams(_Params):
 
 async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
     said = found.utterance
-    decision = said.session.gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now)
+    session_gate = said.session.gate
+    ranked = list(found.ranked)
+    # the story held back while the last caption was read is a candidate after this line's own (the
+    # gate's rule); the caption needs it as the index holds it now
+    back = session_gate.waiting(said.now)
+    if back is not None and all(r.topic.id != back.topic_id for r in ranked):
+        again = ctx.deps.ranked_again(back.topic_id, back.score)
+        if again is None:  # no longer on the lists
+            session_gate.held_back = None
+        else:
+            ranked.append(again)
+    decision = session_gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now)
     if not decision.show:
         raise Stop(decision.reason, Silenced(said, decision))
-    chosen = next(r for r in found.ranked if r.topic.id == decision.topic_id)
+    chosen = next(r for r in ranked if r.topic.id == decision.topic_id)
     return Chosen(said, decision, chosen), decision.reason
 
 

@@ -3,8 +3,9 @@
 Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide only
 after enough new speech; a display lock while a caption is on screen, which yields to
 a different story with strong evidence once the caption has been up long enough to
-read; per-session cooldown between captions; the same topic is not repeated within the
-dedupe window. Whether a topic is relevant at all is
+read; a meme said while the wearer is still reading is held back and shown once the
+caption before it has been read, unless a newer line brings its own; per-session cooldown
+between captions; the same topic is not repeated within the dedupe window. Whether a topic is relevant at all is
 decided once, by the ranker's relevance gate, before candidates reach this gate
 (the frequency setting moves that bar through `relevance_offset`). Every decision
 says why, so it can be recorded and inspected.
@@ -52,6 +53,9 @@ class GatePolicy:
     # flicker, 0.15 (a clearly stronger topic, as before) 9 with none (docs/relevance.md).
     replace_margin: float = -0.1
     min_read_s: float = READ_S      # nothing replaces a caption before it has been up this long
+    # a story that would have replaced the caption but for its reading time waits this long for it: one
+    # reading time, so at a table's pace (lines 2-4 s apart) it goes up on the next line or two
+    held_back_s: float = READ_S
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
         """Scale the relevance bar and the cooldown by the user's low/medium/high setting."""
@@ -107,9 +111,21 @@ class SessionGate:
     on_screen_until: float = 0.0
     last_shown_at: float = float("-inf")
     shown: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=64))
+    # the story kept from the display only by the reading time of the caption on screen, and when
+    held_back: tuple[Candidate, float] | None = None
 
     def hear(self, text: str) -> None:
         self.chars_since_decision += len("".join(text.split()))
+
+    def waiting(self, now: float) -> Candidate | None:
+        """The story held back while the caption on screen was read, while it may still go up."""
+        if self.held_back is None:
+            return None
+        candidate, at = self.held_back
+        if now - at > self.policy.held_back_s or candidate.story in self.recently_shown(now):
+            self.held_back = None
+            return None
+        return candidate
 
     def recently_shown(self, now: float) -> set[str]:
         """Stories (cluster keys, else topic ids) shown within the dedupe window."""
@@ -139,12 +155,16 @@ class SessionGate:
                            now)
 
     def decide(self, candidates: list[Candidate], now: float) -> Decision:
-        """Pick at most one candidate to show, given scores best first (all already past the relevance gate)."""
+        """Pick at most one candidate to show, given scores best first (all already past the relevance gate).
+        The story `waiting` is one more, after them: the line just said comes first."""
         p = self.policy
         early = self.blocked(now)
         if early is not None:
             return early
         self.chars_since_decision = 0
+        back = self.waiting(now)
+        if back is not None and all(c.topic_id != back.topic_id for c in candidates):
+            candidates = [*candidates, back]
         if not candidates:
             return Decision(show=False, reason="no_candidate", at=now)
         recent = self.recently_shown(now)
@@ -154,39 +174,50 @@ class SessionGate:
             return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
+        waited = self._waited(top, now)
         on_screen = self.on_screen
         if on_screen is not None and now < self.on_screen_until:
-            held = self._holds(on_screen, top, now)
+            held, reading = self._holds(on_screen, top, now)
             if held:
+                if reading and not waited:  # it would have replaced the caption but for its reading time
+                    self.held_back = (top, now)
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
                                 detail=held)
             # the record names the caption replaced, read before `_show` moves on
             detail = f"replaced {on_screen.topic_id} (story {on_screen.story}) after {now - self.last_shown_at:.1f}s"
             self._show(top, now)
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
-                            detail=detail, replaced=on_screen.story, replaced_topic=on_screen.topic_id)
+                            detail=detail + waited, replaced=on_screen.story, replaced_topic=on_screen.topic_id)
         if now - self.last_shown_at < p.cooldown_s:
             return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         self._show(top, now)
-        return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now)
+        return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now,
+                        detail=waited.lstrip("; "))
 
-    def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> str:
-        """Why the caption on screen keeps the display from `top`, or "" when `top` replaces it: a
-        different story, with strong evidence (`replace_margin` over the caption's own score), once
-        the caption has been up `min_read_s`."""
+    def _waited(self, top: Candidate, now: float) -> str:
+        """For the decision record: `top` is the story held back from an earlier line."""
+        if self.held_back is None or self.held_back[0].topic_id != top.topic_id:
+            return ""
+        return f"; held back {now - self.held_back[1]:.1f}s while the caption before it was read"
+
+    def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> tuple[str, bool]:
+        """Why the caption on screen keeps the display from `top` ("" when `top` replaces it: a
+        different story, with strong evidence, `replace_margin` over the caption's own score, once
+        the caption has been up `min_read_s`), and whether its reading time alone holds it."""
         p = self.policy
         left = self.on_screen_until - now
         up = now - self.last_shown_at  # the caption on screen is the one shown last
         if top.story == on_screen.story:
-            return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more"
-        if up < p.min_read_s:
-            return f"{on_screen.topic_id} up {up:.1f}s of the {p.min_read_s:g}s it takes to read"
+            return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more", False
         if top.score < on_screen.score + p.replace_margin:
-            return f"{on_screen.topic_id} on screen for {left:.1f}s more"
-        return ""
+            return f"{on_screen.topic_id} on screen for {left:.1f}s more", False
+        if up < p.min_read_s:
+            return f"{on_screen.topic_id} up {up:.1f}s of the {p.min_read_s:g}s it takes to read", True
+        return "", False
 
     def _show(self, candidate: Candidate, now: float) -> None:
+        self.held_back = None
         self.on_screen = candidate
         self.on_screen_until = now + self.policy.display_lock_s
         self.last_shown_at = now

@@ -64,7 +64,7 @@ class SessionBusy(OverloadError):
 
 
 def dump_state(window: ConversationWindow, gate: SessionGate) -> str:
-    on = gate.on_screen
+    on, back = gate.on_screen, gate.held_back
     return json.dumps({
         "window": [[u.text, u.ts] for u in window._items],
         "chars": gate.chars_since_decision,
@@ -72,6 +72,7 @@ def dump_state(window: ConversationWindow, gate: SessionGate) -> str:
         "on_screen_until": gate.on_screen_until,
         "last_shown_at": None if math.isinf(gate.last_shown_at) else gate.last_shown_at,
         "shown": [list(s) for s in gate.shown],
+        "held_back": [back[0].topic_id, back[0].score, back[0].key, back[1]] if back is not None else None,
     }, ensure_ascii=False)
 
 
@@ -86,6 +87,9 @@ def load_state(data: str, window: ConversationWindow, gate: SessionGate) -> None
     gate.last_shown_at = float("-inf") if state["last_shown_at"] is None else float(state["last_shown_at"])
     gate.shown.clear()
     gate.shown.extend((float(at), str(story)) for at, story in state["shown"])
+    held = state.get("held_back")  # absent in the state an older instance wrote
+    gate.held_back = ((Candidate(topic_id=str(held[0]), score=float(held[1]), key=str(held[2])), float(held[3]))
+                      if held else None)
 
 
 def fresh_state() -> str:

@@ -70,6 +70,35 @@ def test_nothing_replaces_a_caption_before_it_can_be_read():
     assert say_and_decide(g, [c("b", 0.99)], 6).reason == "replaced"
 
 
+def test_a_meme_said_while_the_caption_is_read_goes_up_once_it_is_read():
+    """Lines 3 s apart: the meme said 3 s after a caption waits for that caption's reading time and goes
+    up on the next line, though that line (a greeting, small talk) brings nothing of its own."""
+    g = gate(min_read_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    held = say_and_decide(g, [c("b", 0.9)], 3)
+    assert held.reason == "display_locked" and g.waiting(3) == c("b", 0.9)
+    d = say_and_decide(g, [], 6)  # the next line matches nothing
+    assert d.show and d.reason == "replaced" and d.topic_id == "b" and "held back 3.0s" in d.detail
+    assert g.waiting(6) is None
+
+
+def test_the_line_just_said_comes_before_the_one_held_back():
+    g = gate(min_read_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    say_and_decide(g, [c("b", 0.9)], 3)
+    d = say_and_decide(g, [c("x", 0.9), c("b", 0.9)], 6)  # the step puts the held-back story last
+    assert d.topic_id == "x"
+
+
+def test_only_a_story_that_would_have_replaced_is_held_back_and_not_for_long():
+    g = gate(min_read_s=6, held_back_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    say_and_decide(g, [c("weak", 0.5)], 3)  # below the replace margin: never a replacement, not held
+    assert g.waiting(3) is None
+    say_and_decide(g, [c("b", 0.9)], 4)
+    assert g.waiting(10) is not None and g.waiting(10.5) is None  # one reading time, then let go
+
+
 def test_a_new_story_about_as_strong_replaces_by_default():
     g = SessionGate()  # the shipped policy: a story within 0.1 of the caption's score, after 6 s
     say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)

@@ -25,3 +25,28 @@ async def test_a_partial_transcript_is_heard_but_not_decided(runtime):
     assert result == LiveResult() and result.caption is None
     assert "今年春晚的机器人" in session.window.text()
     assert runtime.sessions.history(session.id, shown_only=False) == []
+
+
+async def test_a_meme_said_while_the_last_caption_is_read_is_captioned_on_the_next_line(runtime):
+    """Three lines 3 s apart through the whole loop: the second meme is held back while the first caption is
+    read, and goes up, with its own caption, on the third line, which matches nothing."""
+    session, _ = runtime.sessions.create("hud-web")
+    session.gate.policy = GatePolicy(relevance_offset=-10, min_read_s=6, replace_margin=-10)
+    titles = []
+    for s in runtime.index.stored.values():
+        key = runtime.index.story_key(s.topic.id)
+        if len(s.topic.title) >= 8 and key not in {k for k, _ in titles}:
+            titles.append((key, s.topic.title))
+    (_, first), (second_story, second) = titles[:2]
+    assert (await loop_hear(runtime, session, first, 0.0)).decision.show
+    held = (await loop_hear(runtime, session, second, 3.0)).decision
+    assert held.reason == "display_locked" and "to read" in held.detail
+    session.gate.policy = GatePolicy(relevance_offset=10, min_read_s=6, replace_margin=-10)  # nothing passes now
+    shown = await loop_hear(runtime, session, "嗯嗯，来来来大家先吃菜吧", 6.0)
+    assert shown.decision.reason == "replaced" and "held back" in shown.decision.detail
+    assert runtime.index.story_key(shown.decision.topic_id) == second_story
+    assert shown.caption is not None and shown.caption is session.last_caption
+
+
+async def loop_hear(runtime, session, text: str, now: float) -> LiveResult:
+    return await runtime.live.hear(session, text, now=now)

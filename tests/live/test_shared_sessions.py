@@ -10,6 +10,9 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from agent.api import create_app
+from agent.live.gating import Candidate, SessionGate
+from agent.live.shared_sessions import dump_state, fresh_state, load_state
+from agent.ranking.window import ConversationWindow
 from harness.apps import AUTH, make_runtime
 
 
@@ -158,3 +161,17 @@ async def test_a_session_lock_is_kept_while_its_utterance_runs_and_lapses_when_i
     finally:
         await a.aclose()
         await b.aclose()
+
+
+def test_the_story_held_back_while_a_caption_is_read_travels_with_the_session():
+    """The next line may reach another instance: what the gate held back goes with the rest of its state,
+    and a state an older instance wrote (without it) still loads."""
+    gate = SessionGate()
+    gate.held_back = (Candidate(topic_id="weibo:x", score=0.7, key="c-1"), 12.5)
+    other = SessionGate()
+    load_state(dump_state(ConversationWindow(), gate), ConversationWindow(), other)
+    assert other.held_back == gate.held_back
+    older = json.loads(fresh_state())
+    del older["held_back"]
+    load_state(json.dumps(older), ConversationWindow(), other)
+    assert other.held_back is None
