@@ -19,7 +19,7 @@ from ..text import HAN_CHAR
 
 __all__ = ["PinyinNames", "syllables"]
 
-_WORD = re.compile(r"[a-z]+")
+_NAME_WORD = re.compile(r"[A-Za-z]+")
 MAX_SYLLABLE = 6  # zhuang, shuang
 
 
@@ -49,6 +49,20 @@ def syllables(word: str) -> list[str] | None:
                 if best[end] is None or len(cut) < len(best[end] or []):
                     best[end] = cut
     return best[len(word)]
+
+
+def _read_as_pinyin(said: list[str], english: set[str]) -> list[list[str] | None]:
+    """Each word's syllables where it is read as pinyin: a word no English word, or a capitalised surname
+    that is one (Zhang, Sun, Tan: a length, a star, a colour) next to such a word ("Zhang Ruonan")."""
+    words = [w.lower() for w in said]
+    cuts = [syllables(w) if len(w) >= 2 else None for w in words]
+    strict = [c is not None and w not in english for w, c in zip(words, cuts, strict=True)]
+    out: list[list[str] | None] = []
+    for i, (word, cut) in enumerate(zip(said, cuts, strict=True)):
+        beside = (i > 0 and strict[i - 1]) or (i + 1 < len(said) and strict[i + 1])
+        surname = cut is not None and len(cut) == 1 and word[:1].isupper() and beside
+        out.append(cut if strict[i] or surname else None)
+    return out
 
 
 class PinyinNames:
@@ -85,8 +99,7 @@ class PinyinNames:
         run: list[str] = []
         words = 0
         runs: list[tuple[list[str], int]] = []
-        for word in _WORD.findall(line.lower()):
-            cut = syllables(word) if word not in said and len(word) >= 2 else None
+        for cut in _read_as_pinyin(_NAME_WORD.findall(line), said):
             if cut:
                 run.extend(cut)
                 words += 1

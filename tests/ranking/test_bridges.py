@@ -26,6 +26,17 @@ def test_a_name_said_in_pinyin_reads_as_the_titles_bigrams() -> None:
     assert names.terms("Yue", english=set()) == []  # one syllable alone names a hundred characters
 
 
+def test_a_surname_that_is_also_an_english_word_is_read_as_pinyin_beside_a_given_name() -> None:
+    """"Zhang" is a length and "Sun" a star to the dictionary; capitalised beside a pinyin given name they
+    are the surname (章若楠, 孙越), and lower-case or alone they stay English."""
+    names = PinyinNames()
+    names.refresh(["章若", "若楠", "孙越", "岳云", "云鹏"], owner=1)
+    english = {"zhang", "sun", "and", "the", "is", "out", "wore", "that"}
+    assert names.terms("that cardigan Zhang Ruonan wore", english=english) == ["章若", "若楠"]
+    assert names.terms("Yue Yunpeng and Sun Yue", english=english) == ["岳云", "云鹏", "孙越"]
+    assert names.terms("the sun is out and Sun is out", english=english) == []
+
+
 async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the_bridge() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
     found = await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True)
