@@ -145,7 +145,9 @@ class TopicIndex:
             return False
         try:
             await self.refresh()
-        except StoppingError:  # the service is stopping and abandoned the rebuild on purpose
+        except (StoppingError, asyncio.CancelledError):
+            # the service is stopping: it abandoned the rebuild, or the scheduler cancelled this job while
+            # the rebuild waited for its debounce; a scheduled job that returns is no error in the log
             log.info("re-index for other instances' topics abandoned: the service is stopping")
             return False
         return True

@@ -125,6 +125,24 @@ async def test_a_stopping_service_abandons_a_follow_rebuild_quietly(filled, data
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
+async def test_a_follow_job_cancelled_while_its_rebuild_waits_ends_quietly(filled, database_url, tmp_path, caplog):
+    """The scheduler cancels its jobs at shutdown; one waiting out the rebuild's debounce then returns (the
+    scheduler would log a raised CancelledError with its traceback)."""
+    index = _index(filled)
+    await index.refresh()
+    index.debounce_s = 30.0
+    other = open_store(Settings(data_dir=tmp_path / "data", database_url=database_url))
+    try:
+        other.ingest([Topic(source="user", item_id="3", title="量子猫咪合唱团返场", heat=9.0)])
+    finally:
+        other.close()
+    job = asyncio.ensure_future(index.follow())
+    await asyncio.sleep(0.2)  # into the debounce
+    job.cancel()
+    assert await job is False
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
 class _CountingStore:
     """A real store that notes what each `current()` read asked for."""
 
