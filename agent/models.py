@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .platforms import caption_label
+
 __all__ = ["Lang", "Topic", "Trend", "detect_lang", "stable_id", "utcnow"]
 
 Lang = Literal["zh", "en", "ja", "other"]
@@ -85,4 +87,5 @@ class Topic(BaseModel):
         """The JSON shape shown to users (CLI `--json`, API)."""
         data = self.model_dump(mode="json", exclude={"ref"})
         data["id"] = self.id
+        data["platform"] = caption_label(self.source)  # a run-time platform's own name (36氪), not its id
         return data

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from ..models import Lang, Topic
-from ..platforms import PLATFORMS, register_platform
+from ..platforms import PLATFORMS, caption_label, register_platform
 from .base import Source, SourceOptions
 from .feed import plain
 from .heat import parse_heat
@@ -53,8 +53,17 @@ class AggregatedRoute(Source):
         super().__init__(options)
         if self.options.platform:
             self.name = self.options.platform  # type: ignore[misc]
+            if self.options.platform not in PLATFORMS:
+                # named from the start (the operator's label, else the route's id), so `/v1/sources`
+                # labels it before the first answer brings the route's own title
+                register_platform(self.options.platform, self.options.label)
+            self._label_title()
         if self.options.lang:
             self.lang = self.options.lang  # type: ignore[misc]
+
+    def _label_title(self) -> None:
+        """`36氪 (DailyHotApi)`: the platform as captions name it, then the aggregator serving it."""
+        self.title = f"{caption_label(self.name)} ({type(self).title})"  # type: ignore[misc]
 
     def disabled_reason(self, *, replaying: bool = False) -> str | None:
         if self.options.unavailable:
@@ -75,6 +84,7 @@ class AggregatedRoute(Source):
             register_platform(self.options.platform,
                               self.options.label or (label if isinstance(label, str) else None),
                               domains=(_registrable(host),) if host else ())
+            self._label_title()
         return self.options.platform
 
 

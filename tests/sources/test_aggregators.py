@@ -190,3 +190,38 @@ def test_without_a_url_each_aggregator_is_one_disabled_source() -> None:
     sources = build_sources(Settings(sources=["dailyhot", "newsnow", "weibo"]))
     assert [s.name for s in sources] == ["dailyhot", "newsnow", "weibo"]
     assert "TRENDLENS_DAILYHOT_URL" in (sources[0].disabled_reason() or "")
+
+
+def test_a_run_time_platform_is_labelled_in_v1_sources_and_v1_topics(tmp_path) -> None:
+    from fastapi.testclient import TestClient
+
+    from agent.api import create_app
+    from agent.ranking import HashEmbedder
+    from agent.runtime import Runtime
+    from harness.apps import AUTH, KEY
+
+    settings = Settings(data_dir=tmp_path, fetch_retries=0, sources=["dailyhot"], dailyhot_url=BASE,
+                        dailyhot_routes=["weibo", "36kr"], api_keys=KEY)
+    transport = httpx.MockTransport(dailyhot_instance())
+    runtime = Runtime.build(settings, embedder=HashEmbedder(), transport=transport)
+    with TestClient(create_app(settings, runtime=runtime, schedule=False, announce_key=False)) as client:
+        before = {s["name"]: s["title"] for s in client.get("/v1/sources", headers=AUTH).json()["items"]}
+        assert before == {"weibo": "微博 (DailyHotApi)", "36kr": "36kr (DailyHotApi)"}  # not fetched yet
+        client.portal.call(runtime.collector.cycle)
+        after = {s["name"]: s["title"] for s in client.get("/v1/sources", headers=AUTH).json()["items"]}
+        assert after == {"weibo": "微博 (DailyHotApi)", "36kr": "36氪 (DailyHotApi)"}  # the route's own title
+        topics = client.get("/v1/topics", params={"source": "36kr"}, headers=AUTH).json()["items"]
+        assert topics and {t["platform"] for t in topics} == {"36氪"}
+
+
+async def test_a_newsnow_answer_with_an_info_object_is_read_under_the_operators_label(tmp_path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=(NEWSNOW / "info-object-synthetic.json").read_bytes())
+
+    settings = Settings(data_dir=tmp_path, fetch_retries=0, sources=["newsnow"], newsnow_url="http://newsnow.test",
+                        newsnow_sources=["36kr-quick=36氪快讯"])
+    store, collector = await cycle(settings, handler, tmp_path)
+    assert [s.title for s in collector.sources] == ["36氪快讯 (newsnow)"]
+    topics = [t.topic for t in store.current()]
+    assert len(topics) == 3 and {t.public()["platform"] for t in topics} == {"36氪快讯"}
+    assert meta_line([("36kr-quick", 1)], None, "steady", "zh").startswith("36氪快讯#1")
