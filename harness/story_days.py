@@ -30,6 +30,7 @@ DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 # and every item of its lists is clustered, as the service holds them; items outside every group
 # are unlabelled (`Day.labelled`), not one-item stories.
 FESTIVAL = "2024-02-09"
+FESTIVALS = (FESTIVAL, "2026-02-16")  # every festival night labelled by meme groups (festival-<day>.json)
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,10 @@ def parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tu
     return lists, parsed
 
 
-def load_festival(shared: Path = SHARED) -> Day:
-    """The Gala night's lists whole, labelled by the festival dev set's meme groups."""
-    dev = json.loads((shared / "devsets" / f"festival-{FESTIVAL}.json").read_text(encoding="utf-8"))
-    lists, parsed = parse_lists(FESTIVAL, shared)
+def load_festival(shared: Path = SHARED, night: str = FESTIVAL) -> Day:
+    """A Gala night's lists whole, labelled by the festival dev set's meme groups."""
+    dev = json.loads((shared / "devsets" / f"festival-{night}.json").read_text(encoding="utf-8"))
+    lists, parsed = parse_lists(night, shared)
     topics = list({t.id: t for ts in lists.values() for t in ts}.values())
     stories, items, missing = [], [], []
     for group in dev["trends"]:
@@ -79,12 +80,12 @@ def load_festival(shared: Path = SHARED) -> Day:
             items.append({"id": topic.id, "title": topic.title})
         stories.append({"id": group["id"], "members": members})
     labels = {"stories": stories, "items": items, "near_misses": []}
-    return Day(FESTIVAL, labels, topics, lists, missing, frozenset(i["id"] for i in items))
+    return Day(night, labels, topics, lists, missing, frozenset(i["id"] for i in items))
 
 
 def load_day(day: str, shared: Path = SHARED) -> Day:
-    if day == FESTIVAL:
-        return load_festival(shared)
+    if day in FESTIVALS:
+        return load_festival(shared, day)
     labels = json.loads((shared / "devsets" / f"stories-{day}.json").read_text(encoding="utf-8"))
     lists, parsed = parse_lists(day, shared)
     topics, missing = [], []

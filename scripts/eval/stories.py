@@ -48,7 +48,7 @@ from agent.stories.linking import (
     pair_features,
     vetoed,
 )
-from harness.story_days import DAYS, FESTIVAL, SHARED, Day, load_day, passage_vectors
+from harness.story_days import DAYS, FESTIVALS, SHARED, Day, load_day, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -195,15 +195,43 @@ def occasion_figures(index: StoryIndex, stories: list[Story], day: Day) -> list[
     return out
 
 
+def digest_lines(items: list) -> list[str]:
+    """The digest's story lines in the order a reader meets them: an occasion's entry reads as its
+    stories, each named by its own title."""
+    return [line for item in items for line in ([s["title"] for s in item.stories] if item.stories else [item.title])]
+
+
+def festival_figures(day: Day, stories: list[Story], named_in: list[str]) -> dict:
+    """What a festival night is judged on: pairs of two different memes in one story (of every pair of
+    two labelled items of different memes), the largest story against the largest meme, and how many
+    of the night's eight most-listed memes the digest's first 15 story lines name (a line names a meme
+    when its title is one of the meme's items)."""
+    memes = [s for s in day.labels["stories"] if s["members"]]
+    meme_of = {m: s["id"] for s in memes for m in s["members"]}
+    story_of = {m: s.id for s in stories for m in s.member_ids}
+    labelled = sorted(meme_of)
+    cross = [(a, b) for a, b in itertools.combinations(labelled, 2) if meme_of[a] != meme_of[b]]
+    merged = [(a, b) for a, b in cross if a in story_of and story_of[a] == story_of.get(b)]
+    rank_of = {t.id: t.rank or 10**6 for t in day.topics}
+    title_of = {t.id: t.title for t in day.topics}
+    top = sorted(memes, key=lambda s: (-len(s["members"]), min(rank_of[m] for m in s["members"]), s["id"]))[:8]
+    first = set(named_in[:15])
+    named = [s["id"] for s in top if any(title_of[m] in first for m in s["members"])]
+    return {"cross_meme_pairs": len(cross), "cross_meme_merged": len(merged),
+            "cross_meme_share": len(merged) / len(cross) if cross else 0.0,
+            "largest_meme": max(len(s["members"]) for s in memes),
+            "top_memes": [s["id"] for s in top], "top_memes_named": named}
+
+
 def digest_figures(labels: dict, topics: list[Topic], stories: list[Story]) -> dict:
-    """The digest's top 10 from a real store holding the day, as `GET /v1/digest` builds it."""
+    """The digest's top 15 from a real store holding the day, as `GET /v1/digest` builds it."""
     with tempfile.TemporaryDirectory() as tmp:
         from agent.store import SQLiteStore
 
         store = SQLiteStore(Path(tmp) / "eval.db")
         try:
             store.ingest(topics)
-            digest = build_digest(store, limit=10, clusters=stories)
+            digest = build_digest(store, limit=15, clusters=stories)
         finally:
             store.close()
     largest = sorted(labels["stories"], key=lambda s: -len(s["members"]))[:2]
@@ -213,8 +241,8 @@ def digest_figures(labels: dict, topics: list[Topic], stories: list[Story]) -> d
         pos = next((n for n, item in enumerate(digest.items, 1)
                     if len(members & {p["id"] for p in item.platforms}) * 2 >= len(members)), None)
         positions.append(pos)
-    return {"largest_stories_positions": positions,
-            "top10": [{"title": i.title, "platforms": [p["source"] for p in i.platforms]} for i in digest.items]}
+    return {"largest_stories_positions": positions, "digest_lines": digest_lines(digest.items),
+            "top10": [{"title": i.title, "platforms": [p["source"] for p in i.platforms]} for i in digest.items[:10]]}
 
 
 def main() -> int:
@@ -224,7 +252,8 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=ROOT / "data", help="embedding cache folder")
     parser.add_argument("--fit", action="store_true", help="also fit on all three days and print the result")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--days", nargs="+", default=[*DAYS, FESTIVAL], help="the labelled days scored, each left out")
+    parser.add_argument("--days", nargs="+", default=[*DAYS, *FESTIVALS],
+                        help="the labelled days and festival nights scored, each left out")
     # The festival night is scored, never fitted on: its labels name 60 of its 205 items, and fitting on
     # its pairs (each labelled item against every unlabelled one as "not one story") chose thresholds
     # that dropped the worst labelled day's recall to 0.27 (docs/stories.md).
@@ -252,11 +281,12 @@ def main() -> int:
         fitted = time.perf_counter() - started
         index = StoryIndex(rules=rules, background=bg, model=model)
         stories = index.update(day.topics, vec)  # what `cluster` does, with the index kept for its occasions
+        digest = digest_figures(day.labels, day.topics, stories)
         results.append({"left_out": day.day, "items": len(day.topics), "unparsed": day.missing,
                         "fit_seconds": round(fitted, 1), "rules": {"strong": model.strong,
                                                                    "per_strong": rules.per_strong},
-                        **score(day.labels, stories, day.labelled),
-                        **digest_figures(day.labels, day.topics, stories),
+                        **score(day.labels, stories, day.labelled), **digest,
+                        "festival": festival_figures(day, stories, digest["digest_lines"]) if day.labelled else None,
                         "occasions": occasion_figures(index, stories, day)})
     worst = {"precision": min(r["precision"] for r in results), "recall": min(r["recall"] for r in results)}
     out: dict = {"embedder": args.embedder, "left_out_days": results, "worst": worst}
@@ -278,6 +308,17 @@ def main() -> int:
               f"{r['largest_cluster']} | {r['largest_story_together']:.0%} | "
               f"{r['largest_stories_positions']} | {occ} |")
     print(f"worst left-out day: precision {worst['precision']:.3f}, recall {worst['recall']:.3f}")
+    nights = [r for r in results if r["festival"]]
+    if nights:
+        print("\n| left-out night | same-meme recall | cross-meme pairs merged | largest story / largest meme | "
+              "top-8 memes named in the digest's first 15 | occasion found |")
+        print("|---|---|---|---|---|---|")
+        for r in nights:
+            f = r["festival"]
+            occ = "; ".join(f"{o['word']} ({o['stories']} stories)" for o in r["occasions"]) or "none"
+            print(f"| {r['left_out']} | {r['recall']:.3f} ({r['right_pairs']}/{r['gold_pairs']}) | "
+                  f"{f['cross_meme_merged']} of {f['cross_meme_pairs']} ({f['cross_meme_share']:.1%}) | "
+                  f"{r['largest_cluster']} / {f['largest_meme']} | {len(f['top_memes_named'])} of 8 | {occ} |")
     for r in results:
         print(f"\n{r['left_out']} (thresholds fitted on the other two: strong {r['rules']['strong']}, "
               f"per_strong {r['rules']['per_strong']})")
