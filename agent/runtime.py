@@ -85,7 +85,7 @@ class UtteranceResult:
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Runtime:
     """The running service's parts, made by `build`. Its own methods are the lifecycle and the two
-    things that span parts: hearing an utterance and erasing a session."""
+    things that span parts: hearing an utterance (and releasing what it held back) and erasing a session."""
 
     settings: Settings
     store: Store
@@ -164,6 +164,7 @@ class Runtime:
             await self.mentra.aclose()
         await self.collector.aclose()
         await self.composer.aclose()
+        await self.live.aclose()
         if self.live.shared is not None:
             await self.live.shared.aclose()
         ranker = self.index.ranker
@@ -179,9 +180,15 @@ class Runtime:
         """One utterance in, captions out (usually none): the glasses' whole loop."""
         return UtteranceResult.of(await self.live.hear(session, text, final=final, now=now))
 
+    async def release_held(self, session: Session, *, before: float) -> UtteranceResult:
+        """On a caller's own clock (a replay, the demo): the caption held back while the one before it was
+        read, if it fell due before `before`. On the wall clock the live loop's timers do this themselves."""
+        return UtteranceResult.of(await self.live.release(session, before=before))
+
     async def erase_session(self, session_id: str) -> bool:
         """Forget a session everywhere: its rows (down to the disk's bytes), its shared live state
         in Redis, the caption its HUD pages hold. False when there was no such session."""
+        self.live.forget(session_id)
         found = await asyncio.to_thread(self.sessions.erase, session_id)
         if self.live.shared is not None:
             await self.live.shared.forget(session_id)

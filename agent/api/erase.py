@@ -88,6 +88,7 @@ class ErasureGuard:
         for task in tuple(self._running.get(session_id, ())):
             self._erased.add(task)
             task.cancel()
+        self.runtime.live.forget(session_id)  # a caption held back goes up for no one
         held = session or self.runtime.sessions.peek(session_id)
         digests = self._texts.pop(session_id, set())
         if held is not None:

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from ..captions.caption import Caption
 from ..errors import InputError
 from ..platforms import caption_label
 from ..resources import conversations_dir
@@ -68,6 +69,14 @@ def load_script(path: Path) -> list[dict]:
     return lines
 
 
+def _show(console: Console, captions: list[Caption], note: str) -> int:
+    for caption in captions:
+        console.print(Panel("\n".join(caption.lines), title=f"👓 {_where(caption.source)}",
+                            subtitle=f"score {caption.score:.2f} · {note}", expand=False,
+                            border_style="green", style="bold green"), justify="left")
+    return len(captions)
+
+
 def run(args: argparse.Namespace) -> int:
     langs = ["zh", "en"] if args.lang == "both" else [args.lang]
     scripts = [args.script] if args.script else [conversations_dir() / SCRIPTS[k] for k in langs]
@@ -109,7 +118,7 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
                 console.print(f"HUD: http://127.0.0.1:{port}/hud/{session.id}#token={token}", soft_wrap=True)
             start = time.time()
             previous_t = 0.0
-            for line in lines:
+            for line, after in zip(lines, [*lines[1:], None], strict=True):
                 if args.speed > 0:
                     await asyncio.sleep(max(0.0, line["t"] - previous_t) / args.speed)
                 previous_t = line["t"]
@@ -120,15 +129,14 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
                 stamp = f"{int(line['t']) // 60:02d}:{int(line['t']) % 60:02d}"
                 console.print(Text.assemble((f" {stamp} ", "dim"), (f"{line['speaker']}: ", "bold cyan"), line["text"]))
                 if result.captions:
-                    for caption in result.captions:
-                        shown += 1
-                        console.print(Panel("\n".join(caption.lines), title=f"👓 {_where(caption.source)}",
-                                            subtitle=f"score {caption.score:.2f} · {ms:.0f} ms", expand=False,
-                                            border_style="green", style="bold green"), justify="left")
+                    shown += _show(console, result.captions, f"{ms:.0f} ms")
                 else:
                     d = result.decision or {}
                     why = QUIET.get(d.get("reason", ""), d.get("reason", ""))
                     console.print(f"        [dim]· quiet — {why}[/] [dim italic]({ms:.0f} ms)[/]")
+                # the meme held back while the wearer read the caption before it, up once that one is read
+                late = await runtime.release_held(session, before=start + after["t"] if after else float("inf"))
+                shown += _show(console, late.captions, "held back, then read")
         console.rule()
         console.print(f"{len(latencies)} utterances, {shown} captions shown, decision latency median "
                       f"{median(latencies):.0f} ms, max {max(latencies):.0f} ms")

@@ -93,6 +93,8 @@ class RankParams(_Params):
 
 async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, str]:
     session = said.session
+    if said.release:  # the line was ranked when it was said; the held-back story is the gate's to add
+        return Candidates(said, []), "no new line: the story held back asks again"
     early = session.gate.blocked(said.now)
     if early is not None:
         raise Stop(early.reason, Silenced(said, early))
@@ -154,7 +156,7 @@ async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chose
             session_gate.held_back = None
         else:
             ranked.append(again)
-    decision = session_gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now)
+    decision = session_gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now, release=said.release)
     if not decision.show:
         raise Stop(decision.reason, Silenced(said, decision))
     chosen = next(r for r in ranked if r.topic.id == decision.topic_id)

@@ -38,6 +38,9 @@ class Said:
     session: Session
     text: str
     now: float = 0.0
+    # no line was said: the story held back while the last caption was read asks again, at the moment
+    # that caption has been read (`SessionGate.due`); nothing is ranked, the gate decides on it alone
+    release: bool = False
 
 
 @dataclass(frozen=True)

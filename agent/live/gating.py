@@ -4,7 +4,8 @@ Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide onl
 after enough new speech; a display lock while a caption is on screen, which yields to
 a different story with strong evidence once the caption has been up long enough to
 read; a meme said while the wearer is still reading is held back and shown once the
-caption before it has been read, unless a newer line brings its own; per-session cooldown
+caption before it has been read (on the next line, or by itself at that moment: `due`), unless
+a newer line brings its own; per-session cooldown
 between captions; the same topic is not repeated within the dedupe window. Whether a topic is relevant at all is
 decided once, by the ranker's relevance gate, before candidates reach this gate
 (the frequency setting moves that bar through `relevance_offset`). Every decision
@@ -127,6 +128,15 @@ class SessionGate:
             return None
         return candidate
 
+    def due(self) -> float | None:
+        """When the story held back may go up by itself (`decide(..., release=True)`): the moment the
+        caption on screen has been up its reading time. None when nothing waits. (It is held back
+        only while that caption is read, so it is still waiting then.)"""
+        if self.held_back is None:
+            return None
+        at = self.last_shown_at + self.policy.min_read_s
+        return at if self.waiting(at) is not None else None
+
     def recently_shown(self, now: float) -> set[str]:
         """Stories (cluster keys, else topic ids) shown within the dedupe window."""
         return {key for at, key in self.shown if now - at < self.policy.dedupe_window_s}
@@ -148,20 +158,27 @@ class SessionGate:
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         return None
 
-    def decide_ranked(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float) -> Decision:
+    def decide_ranked(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float, *,
+                      release: bool = False) -> Decision:
         """`decide` on the ranker's answer, each topic keyed by its story (the live step and the glance
         preview both decide here)."""
         return self.decide([Candidate(topic_id=r.topic.id, score=r.score, key=story_key(r.topic.id)) for r in ranked],
-                           now)
+                           now, release=release)
 
-    def decide(self, candidates: list[Candidate], now: float) -> Decision:
+    def decide(self, candidates: list[Candidate], now: float, *, release: bool = False) -> Decision:
         """Pick at most one candidate to show, given scores best first (all already past the relevance gate).
-        The story `waiting` is one more, after them: the line just said comes first."""
+        The story `waiting` is one more, after them: the line just said comes first.
+
+        `release`: no line was said; the story held back asks again at its `due` time, so the wearer
+        sees it when the caption before it has been read, not whenever someone next speaks (the
+        last meme of a conversation would never go up). The speech said meanwhile is left for the
+        next line's decision."""
         p = self.policy
-        early = self.blocked(now)
-        if early is not None:
-            return early
-        self.chars_since_decision = 0
+        if not release:
+            early = self.blocked(now)
+            if early is not None:
+                return early
+            self.chars_since_decision = 0
         back = self.waiting(now)
         if back is not None and all(c.topic_id != back.topic_id for c in candidates):
             candidates = [*candidates, back]

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.captions.caption import Caption
 from agent.engine.values import Captioned, Chosen, Said, Silenced
 from agent.live.gating import Decision
+from agent.live.release import ReleaseTimers
 from agent.live.sessions import Session, SessionStore, clean_utterance
 
 if TYPE_CHECKING:
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from agent.metrics import Metrics
 
 __all__ = ["LiveLoop", "LiveResult"]
+
+TIMER_SLACK_S = 0.05  # the event loop's timers and the wall clock may disagree by this much
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,16 +50,53 @@ class LiveLoop:
         self.sessions = sessions
         self.metrics = metrics
         self.shared = shared  # set when instances share sessions: their live state is loaded and saved per utterance
+        self.timers = ReleaseTimers(self.release)
 
     async def hear(self, session: Session, text: Any, *, final: bool = True, now: float | None = None) -> LiveResult:
-        """One utterance in, captions out (usually none): the glasses' whole loop."""
+        """One utterance in, captions out (usually none): the glasses' whole loop.
+
+        On the wall clock (`now` None) a story this line held back goes up by itself when the caption
+        before it has been read (`ReleaseTimers`); a caller that keeps its own clock (a replay) asks
+        `release(session, before=...)` itself."""
         clean, warning = clean_utterance(text)
+        wall = now is None
         now = time.time() if now is None else now
+        async with self._held(session):
+            result = await self._hear(session, clean, warning, final, now)
+            due = session.gate.due()
+        if wall:
+            self.timers.set(session, due)
+        return result
+
+    async def release(self, session: Session, *, before: float | None = None) -> LiveResult:
+        """The story held back while the last caption was read, up now that it has been read: its
+        decision and caption, or an empty result when nothing fell due (before `before`, a caller's
+        own clock's next line: a line said at that moment comes first; else by now, give or take the
+        timer's slack)."""
+        async with self._held(session):
+            due = session.gate.due()
+            if due is None or (due >= before if before is not None else due > time.time() + TIMER_SLACK_S):
+                return LiveResult()
+            # decided at the moment it fell due (a timer fires a little late); the caption's language
+            # follows the line it was held back on, the newest
+            return await self._run(Said(session, session.window.newest(), due, release=True), "")
+
+    def forget(self, session_id: str) -> None:
+        """The session is erased: nothing of it goes up later."""
+        self.timers.cancel(session_id)
+
+    async def aclose(self) -> None:
+        self.timers.close()
+
+    @asynccontextmanager
+    async def _held(self, session: Session) -> AsyncIterator[None]:
+        """The session's lock, and its shared state loaded and saved around the body when instances share it."""
         async with session.lock:
             if self.shared is None:
-                return await self._hear(session, clean, warning, final, now)
+                yield
+                return
             async with self.shared.held(session.id, session.window, session.gate):
-                return await self._hear(session, clean, warning, final, now)
+                yield
 
     async def _hear(self, session: Session, clean: str, warning: str | None, final: bool, now: float) -> LiveResult:
         """The utterance, with the session's lock held (and its shared state loaded)."""
@@ -63,11 +105,16 @@ class LiveLoop:
             # partial transcripts change word by word; deciding on them makes captions flicker
             return LiveResult(warning=warning)
         session.gate.hear(clean)
+        result = await self._run(Said(session, clean, now), clean)
+        return LiveResult(decision=result.decision, captions=result.captions, warning=warning)
+
+    async def _run(self, said: Said, recorded: str) -> LiveResult:
+        """The utterance workflows on `said`; each decision recorded against the text `recorded`."""
+        session = said.session
         captions: list[Caption] = []
         decision: Decision | None = None
         for spec in self.engine.for_event("utterance"):
-            record = await self.engine.run(spec.name, trigger="event:utterance",
-                                           value=Said(session, clean, now))
+            record = await self.engine.run(spec.name, trigger="event:utterance", value=said)
             end = record.result
             d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
             made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None
@@ -78,5 +125,5 @@ class LiveLoop:
                 decision = d
                 if self.metrics is not None:
                     self.metrics.decisions.inc(d.reason)
-                await asyncio.to_thread(self.sessions.record, session, clean, d, made)
-        return LiveResult(decision=decision, captions=captions, warning=warning)
+                await asyncio.to_thread(self.sessions.record, session, recorded, d, made)
+        return LiveResult(decision=decision, captions=captions)

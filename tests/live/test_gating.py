@@ -82,6 +82,30 @@ def test_a_meme_said_while_the_caption_is_read_goes_up_once_it_is_read():
     assert g.waiting(6) is None
 
 
+def test_a_meme_held_back_goes_up_by_itself_once_the_caption_before_it_is_read():
+    """Nobody speaks after the meme: it falls due at the moment the caption on screen has been read, and
+    goes up then without a line, leaving the speech said meanwhile to the next line's decision."""
+    g = gate(min_read_s=6)
+    assert g.due() is None
+    say_and_decide(g, [c("a", 0.6)], 0)
+    assert g.due() is None  # nothing held back
+    say_and_decide(g, [c("b", 0.9)], 3)
+    assert g.due() == 6
+    g.hear(SPEECH)
+    d = g.decide([], 6, release=True)
+    assert d.show and d.reason == "replaced" and d.topic_id == "b" and "held back 3.0s" in d.detail
+    assert g.due() is None and g.chars_since_decision == len(SPEECH)
+    assert g.decide([], 7, release=True).reason == "no_candidate"  # nothing waits: nothing goes up
+
+
+def test_a_held_back_meme_shown_meanwhile_does_not_fall_due():
+    g = gate(min_read_s=6, display_lock_s=1, cooldown_s=1, replace_margin=-1)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    say_and_decide(g, [c("b", 0.9)], 3)
+    g.shown.append((4, "b"))  # another line put it up (a shared session, another instance)
+    assert g.due() is None
+
+
 def test_the_line_just_said_comes_before_the_one_held_back():
     g = gate(min_read_s=6)
     say_and_decide(g, [c("a", 0.6)], 0)

@@ -32,13 +32,14 @@ def result() -> dict:
 def test_trend_lines_are_captioned_on_their_line_or_the_next(result: dict) -> None:
     total = result["total"]
     assert total["all"]["trend_lines"] == 20
-    # 16 and 14 since a story said while the last caption is read is held back for the next line
-    assert total["all"]["hits"] >= 16
+    # 16 and 14 since a story said while the last caption is read is held back for the next line; 17
+    # since it goes up by itself once that caption is read (the conversation's last meme too)
+    assert total["all"]["hits"] >= 17
     assert total["by_lang"]["zh"]["hits"] >= 14
 
 
 def test_the_captions_say_what_the_meme_is(result: dict) -> None:
-    assert result["total"]["all"]["gist"] >= 9
+    assert result["total"]["all"]["gist"] >= 10
 
 
 def test_no_caption_where_none_belongs(result: dict) -> None:
@@ -54,5 +55,5 @@ def test_no_caption_where_none_belongs(result: dict) -> None:
 
 def test_the_display_yields_to_new_memes_without_flicker(result: dict) -> None:
     total = result["total"]["all"]
-    assert total["replaced_hit"] >= 13
+    assert total["replaced_hit"] >= 14
     assert total["replaced"] - total["replaced_hit"] <= 1
