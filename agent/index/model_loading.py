@@ -60,6 +60,8 @@ async def load_ranker(settings: Settings, make_embedder: EmbedderFactory = build
     deadline_ms = settings.ranking.encode_deadline_ms
     ranker = Ranker(embedder, batcher=batcher, cache=cache,
                     encode_deadline_s=deadline_ms / 1000 if deadline_ms else None)
+    # before the first build, whose end freezes what start-up made (agent/ranking/pacing.py)
+    await asyncio.to_thread(ranker.warm)
     if embedder is not None:
         log.info("ranking with %s on %s", getattr(embedder, "name", "?"), getattr(embedder, "device", "cpu"))
         # the first real utterance should not pay for lazy initialisation

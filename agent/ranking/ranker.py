@@ -32,7 +32,7 @@ from .encoder import QueryEncoder, combine
 from .everyday import only_everyday
 from .lexical import tokenize
 from .pacing import answering
-from .pinyin_names import PinyinNames
+from .pinyin_names import PinyinNames, syllables
 from .scoring import CalibrationProfile, Channel, lang_of, profile_for, score
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
@@ -93,6 +93,18 @@ class Ranker:
         topics = list(topics)
         if topics:
             self.index(topics)
+
+    def warm(self) -> None:
+        """Read now what an English line's bridges read (CC-CEDICT, pypinyin's tables). Blocking: off the loop.
+
+        Loaded on the first English line they held the event loop 2.7 s; loaded after the start-up
+        build's freeze (`pacing.py`) their ~280k lists were walked by every full collection, 30-190 ms
+        each: the hot path's p99 (BENCHMARKS.md, "The slowest decision"). So the service reads them
+        before its first build, whose end freezes them."""
+        if self.bridges:
+            english_words()  # waits for the reading `__init__` started
+        if "pinyin" in self.bridges:
+            syllables("pinyin")
 
     # -- the index -------------------------------------------------------------------
     def build(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None,
