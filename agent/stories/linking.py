@@ -259,8 +259,10 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     if shared != both_titles:
         spans = _occasion_spans(a, occasion), _occasion_spans(b, occasion)
         shared = {t for t in shared if not (_within(a, t, spans[0]) or _within(b, t, spans[1]))}
-    if both_titles and not shared:
-        return None  # only the occasion in common: two stories of one occasion
+    if not shared and (both_titles or any(map(occasion, ta | tb))):
+        # only the occasion in common, or nothing but a headline that names the occasion: two stories
+        # of one occasion (on its night every item's text is about it, so their cosine is too)
+        return None
     overlap = 0.0
     if shared:
         overlap = sum(w(t) for t in shared) / max(min(weights.total(a, 0), weights.total(b, 0)), 1e-9)
