@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test demo lint bench eval clean
+.PHONY: run test demo lint bench eval clean cjk-font
 
 # torch goes in first, pinned to the CPU build, so the sentence-transformers
 # requirement does not pull a multi-GB CUDA build; then the project itself. The checkout goes on
@@ -13,14 +13,22 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.13.0"
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,glasses]"
 	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "trendlens-harness.pth").write_text(str(pathlib.Path.cwd()) + "\n")'
 	touch $(STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/trendlens serve
 
-test: $(STAMP)
+# Captions drawn as bitmaps (glasses fonts without CJK) use Debian's Noto CJK, found at run time;
+# installed here where apt-get can (root), else the bitmap tests say what is missing.
+cjk-font:
+	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1 \
+	  || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } \
+	  || echo "warning: no CJK font; run apt-get install fonts-noto-cjk (the bitmap tests need it)"
+
+test: $(STAMP) cjk-font
 	$(PY) -m pytest -q -rs -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
 
 demo: $(STAMP)

@@ -33,6 +33,9 @@ class DisplayProfile:
     ttl_ms: int = DEFAULT_TTL_MS
     # False where the font has no emoji (G1 firmware, Frame): templates use words instead.
     emoji: bool = True
+    # False where the display's font has no CJK glyphs (Halo, Frame): such a caption goes as a
+    # bitmap drawn with a system CJK font (agent/display/bitmaps.py), never as broken text.
+    cjk: bool = True
     width_px: int | None = None  # the canvas, for pages imitating the display
     height_px: int | None = None
 
@@ -101,7 +104,16 @@ PROFILES: dict[str, DisplayProfile] = _profiles(
         description="Brilliant Labs Frame: 640x400, ~6 lines of ~40 Latin / 20 CJK (bitmap-drawn)",
         # Frame's Lua API does not wrap, so our lines are what it draws; ~16 px per
         # Latin glyph of the default font on 640 px, CJK drawn as 32 px bitmaps.
-        max_lines=6, line_width=40, unit="columns", measure=column_width, emoji=False,
+        max_lines=6, line_width=40, unit="columns", measure=column_width, emoji=False, cjk=False,
+    ),
+    DisplayProfile(
+        name="halo",
+        width_px=256, height_px=256,
+        description="Brilliant Labs Halo: 256x256, 16 colours, ASCII-only font; captions drawn as bitmaps",
+        # Our choice: the caption is drawn (bitmaps.py) at 20 px a Hanzi, 10 px a Latin letter,
+        # inside 8 px margins: 240 px = 12 Hanzi or 24 Latin a line, 5 lines of 1.25 x 20 px
+        # keep the card in the upper half of the round-cornered view.
+        max_lines=5, line_width=24, unit="columns", measure=column_width, emoji=False, cjk=False,
     ),
 )
 

@@ -28,7 +28,9 @@ ever *proposes*; the cloud's answer on the WebSocket decides:
 The WebSocket is opened in a background task right after the webhook answers
 (the cloud allows 5 s). Abnormal closes are retried (3 tries, 1 s doubling
 backoff); closes 1000/1001/1008 and `tpa_connection_error` end the session. The ack names the glasses
-(`capabilities.modelName`), which picks the caption profile. Captions reach the
+(`capabilities.modelName`), which picks the caption profile, and their display (`capabilities.display`:
+`maxTextLines`, bitmaps), re-read on `capabilities_update`; its settings say whether the wearer's own
+lines are captioned (mentra_device.py), re-read on `settings_update`. Captions reach the
 glasses through `MentraApp.display` (mentra_display.py), a `Display` like any other,
 so captions made elsewhere reach the glasses too.
 """
@@ -55,6 +57,7 @@ from websockets.uri import parse_uri
 
 from ..captions.caption import Caption
 from ..logs import log_field
+from .mentra_device import DisplayCaps, SpeakerFilter, parse_caps
 from .mentra_display import MentraDisplay
 from .mentra_speech import Heard, Transcript, UtteranceAssembler, parse_transcript
 
@@ -160,6 +163,8 @@ def profile_for_model(model_name: str | None) -> str:
         return "even-g1"
     if "z100" in name:
         return "vuzix-z100"
+    if "frame" in name.split() and "brilliant" in name:  # "Brilliant Labs Frame": no CJK in its font
+        return "frame"
     return "mentra-generic"
 
 
@@ -205,6 +210,8 @@ class _Session:
         self.task: asyncio.Task[None] | None = None
         self.connects = 0  # connection attempts, for logs and tests
         self.profile = "mentra-generic"  # until the ack names the glasses
+        self.caps: DisplayCaps | None = None  # the ack's `capabilities.display`, when it sends one
+        self.speakers = SpeakerFilter()  # the wearer's setting: caption only other speakers' lines
         # the input side: which copy of an utterance is heard, and when (mentra_speech.py)
         self.speech = UtteranceAssembler(self._hear, languages=app.config.languages,
                                          merge_window_s=app.config.merge_window_s, label=self.label)
@@ -261,7 +268,8 @@ class _Session:
                 message = _parse(await ws.recv())
                 kind = message.get("type")
                 if kind in _ACK_TYPES:
-                    self.profile = profile_for_model(_model_name(message))
+                    self._capabilities(message.get("capabilities"), _model_name(message))
+                    self.speakers.update(message.get("settings"))
                     log.info("mentra %s: connected; glasses %s → profile %s",
                              self.label, log_field(_model_name(message)), self.profile)
                     self.acked = True
@@ -288,10 +296,27 @@ class _Session:
     def language(self) -> str | None:
         return self.speech.language
 
+    def _capabilities(self, capabilities: Any, model_name: str | None) -> None:
+        self.profile = profile_for_model(model_name)
+        self.caps = parse_caps(capabilities)
+
     async def _on_message(self, raw: str | bytes) -> None:
-        transcript = parse_transcript(_parse(raw))
+        message = _parse(raw)
+        kind = message.get("type")
+        if kind == "capabilities_update":  # other glasses connected mid-session
+            caps = message.get("capabilities")
+            model = message.get("modelName") or (caps.get("modelName") if isinstance(caps, dict) else None)
+            self._capabilities(caps, model if isinstance(model, str) else None)
+            log.info("mentra %s: glasses now %s → profile %s", self.label, log_field(model), self.profile)
+            return
+        if kind == "settings_update":
+            self.speakers.update(message.get("settings"))
+            return
+        transcript = parse_transcript(message)
         if transcript is None or self.app.on_transcript is None:
             return
+        if not self.speakers.hears(transcript.speaker_id):
+            return  # the wearer's own line, and the session captions only other speakers
         await self.speech.feed(transcript)
 
     async def _hear(self, transcript: Transcript) -> None:
@@ -299,7 +324,7 @@ class _Session:
         if hear is None:  # an app without a handler hears nothing (`_on_message` feeds nothing then)
             return
         heard = Heard(session_id=self.session_id, text=transcript.text, is_final=transcript.is_final,
-                      language=transcript.language, profile=self.profile)
+                      language=transcript.language, profile=self.profile, speaker_id=transcript.speaker_id)
         try:
             captions = await hear(heard)
         except Exception:  # one bad transcript must not end the session

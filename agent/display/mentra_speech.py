@@ -52,6 +52,7 @@ class Transcript:
     language: str | None
     start_ms: float | None = None
     end_ms: float | None = None
+    speaker_id: str | None = None  # `data.speakerId`, where the cloud diarizes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +64,7 @@ class Heard:
     is_final: bool
     language: str | None
     profile: str
+    speaker_id: str | None = None  # who said it, where the cloud diarizes (recorded with the decision)
 
 
 def parse_transcript(message: dict[str, Any]) -> Transcript | None:
@@ -80,8 +82,11 @@ def parse_transcript(message: dict[str, Any]) -> Transcript | None:
     if not isinstance(language, str) or not language:
         # newer clouds name the language in the stream type
         language = stream.partition(":")[2] or None
+    speaker = data.get("speakerId")
     return Transcript(text=text, is_final=bool(data.get("isFinal")), language=language,
-                      start_ms=_number(data.get("startTime")), end_ms=_number(data.get("endTime")))
+                      start_ms=_number(data.get("startTime")), end_ms=_number(data.get("endTime")),
+                      speaker_id=str(speaker)[:64] if isinstance(speaker, str | int) and not isinstance(speaker, bool)
+                      and str(speaker).strip() else None)
 
 
 def _number(value: Any) -> float | None:

@@ -161,7 +161,7 @@ def test_every_profile_declares_its_limits() -> None:
     from agent.captions import PROFILES
 
     assert set(PROFILES) == {
-        "even-g1", "even-g2", "vuzix-z100", "mentra-generic", "rokid-glasses", "hud-web", "frame"
+        "even-g1", "even-g2", "vuzix-z100", "mentra-generic", "rokid-glasses", "hud-web", "frame", "halo"
     }
     for profile in PROFILES.values():
         assert profile.max_lines >= 3 and profile.line_width > 0 and profile.ttl_ms == 10_000

@@ -34,6 +34,9 @@ class FakeCloud:
     transcript: dict | None = None
     model_name: str | None = None  # capabilities.modelName in the ack
     streams: list[dict] = field(default_factory=list)  # data_stream messages sent after subscribing
+    capabilities: dict | None = None  # the ack's whole `capabilities`, when a test gives one
+    settings: list[dict] = field(default_factory=list)  # the ack's app settings
+    dashboard: list[dict] = field(default_factory=list)  # display events for the dashboard view
 
     async def handler(self, ws: ServerConnection) -> None:
         self.connections += 1
@@ -43,9 +46,11 @@ class FakeCloud:
             await ws.send(json.dumps({"type": "tpa_connection_error", "message": "bad key", "code": "AUTH"}))
             await ws.wait_closed()
             return
-        ack: dict = {"type": "tpa_connection_ack", "settings": []}
+        ack: dict = {"type": "tpa_connection_ack", "settings": self.settings}
         if self.model_name:
             ack["capabilities"] = {"modelName": self.model_name, "hasDisplay": True}
+        if self.capabilities is not None:
+            ack["capabilities"] = self.capabilities
         await ws.send(json.dumps(ack))
         await self.inbox.put(json.loads(await ws.recv()))  # subscription_update
         if self.close_first_with and self.connections == 1:
@@ -57,7 +62,11 @@ class FakeCloud:
         for message in self.streams:
             await ws.send(json.dumps(message))
         async for raw in ws:
-            await self.inbox.put(json.loads(raw))
+            message = json.loads(raw)
+            if message.get("type") == "display_event" and message.get("view") == "dashboard":
+                self.dashboard.append(message)  # kept apart: the tests read the main view in order
+            else:
+                await self.inbox.put(message)
 
     async def next(self) -> dict:
         return await asyncio.wait_for(self.inbox.get(), T)
@@ -324,8 +333,10 @@ async def test_reference_card_only_when_title_blank_line_and_body_fit(cloud: Fak
     assert await app.display.show(make_caption(session_id=SESSION))  # 2 lines: a card
     assert (await _display_event(cloud))["layout"]["layoutType"] == "reference_card"
     caption = _five_line_caption()
-    assert await app.display.show(caption)  # 5 lines would lose its end on a card
-    assert (await _display_event(cloud))["layout"] == {"layoutType": "text_wall", "text": "\n".join(caption.lines)}
+    assert await app.display.show(caption)  # 5 lines would lose its end on a card: two walls, no blank line
+    assert (await _display_event(cloud))["layout"] == {"layoutType": "double_text_wall",
+                                                       "topText": "\n".join(caption.lines[:-1]),
+                                                       "bottomText": caption.lines[-1]}
     await asyncio.wait_for(app.aclose(), T)
 
 
