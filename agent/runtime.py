@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -75,11 +75,13 @@ class UtteranceResult:
     captions: list[Caption]
     decision: dict[str, Any] | None
     warning: str | None = None
+    stages_ms: dict[str, float] = field(default_factory=dict)  # where the decision's time went
 
     @classmethod
     def of(cls, result: LiveResult) -> UtteranceResult:
         return cls(captions=list(result.captions), warning=result.warning,
-                   decision=result.decision.public() if result.decision is not None else None)
+                   decision=result.decision.public() if result.decision is not None else None,
+                   stages_ms=result.stages.ms() if result.stages is not None else {})
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

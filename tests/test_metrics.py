@@ -32,3 +32,28 @@ def test_two_runtimes_do_not_share_series():
     a, b = Metrics(), Metrics()
     a.decisions.inc("shown")
     assert 'trendlens_caption_decisions_total{reason="shown"}' not in b.render()
+
+
+def test_stages_add_up_within_a_decision_and_nothing_is_kept_outside_one():
+    import gc
+
+    from agent.metrics import add_stage, decision_timing, timed
+
+    add_stage("rank", 1.0)  # no decision open: nothing to add to
+    with decision_timing() as times, timed("rank"):
+        add_stage("rank", 0.5)
+        gc.collect()  # a collection inside a decision is its `gc` stage
+    assert times.seconds["rank"] >= 0.5 and times.seconds["gc"] > 0
+    assert times.seconds["decision"] >= times.seconds["gc"]
+    m = Metrics()
+    m.observe_stages(times)
+    assert 'trendlens_decision_stage_seconds_count{stage="gc"} 1.0' in m.render()
+
+
+def test_a_late_wake_is_the_longest_stall():
+    m = Metrics()
+    m.loop_stalls.record(0.004)
+    m.loop_stalls.record(0.12)
+    m.loop_stalls.record(-0.001)  # early: no stall
+    assert m.loop_stalls.longest_s == 0.12
+    assert "trendlens_event_loop_longest_stall_seconds 0.12" in m.render()

@@ -86,10 +86,12 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
             # first snapshot now, in the background, through the scheduler's own fetch job:
             # the API answers while sources load
             first_fetch = asyncio.create_task(rt.fetch_job.run())
+        stalls = asyncio.create_task(rt.metrics.loop_stalls.watch(), name="loop-stalls")  # /metrics: the loop's lag
         try:
             async with mcp.running():
                 yield
         finally:
+            stalls.cancel()
             if first_fetch is not None and not first_fetch.done():
                 first_fetch.cancel()
             if scheduler is not None:

@@ -201,6 +201,7 @@ class StreamSocket:
         except (InputError, OverloadError) as exc:
             await ws.send_json({"type": "error", "message": str(exc)})
             return
+        decided = time.perf_counter()
         for caption in result.captions:
             public = caption.to_public()
             self.sent.append((str(public["topic_id"]), str(public["created_at"])))
@@ -208,4 +209,7 @@ class StreamSocket:
         if result.warning:
             await ws.send_json({"type": "warning", "message": result.warning})
         await ws.send_json({"type": "decision", "decision": result.decision,
-                            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+                            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
+                            "stages_ms": result.stages_ms})
+        if result.decision is not None:  # the one stage after the decision's record is made: its frames
+            self.runtime.metrics.stage_seconds.observe(time.perf_counter() - decided, "socket_send")

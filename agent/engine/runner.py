@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, TrendLensError, UnknownNameError
+from ..metrics import add_stage, timed
 from ..models import utcnow
 from ..store.runs import recent_runs, save_run
 from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
@@ -127,6 +128,7 @@ class WorkflowEngine:
                                           elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
                     break
             record.steps.append(outcome)
+            add_stage(step_spec.use, outcome.elapsed_ms / 1000)  # the decision's stage, when it is one
             if outcome.status != "ok":
                 record.status = "stopped" if outcome.status == "stopped" else "error"
                 record.error = f"{outcome.step}: {outcome.detail}" if outcome.status == "error" else None
@@ -136,7 +138,8 @@ class WorkflowEngine:
         if record.status == "error":
             log.warning("workflow %s failed: %s", spec.name, record.error)
         if self.record:
-            await asyncio.to_thread(self._save, record)
+            with timed("run_write"):
+                await asyncio.to_thread(self._save, record)
         return record
 
     def _save(self, record: RunRecord) -> None:

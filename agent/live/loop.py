@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agent.captions.caption import Caption
@@ -18,6 +18,7 @@ from agent.engine.values import Captioned, Chosen, Said, Silenced
 from agent.live.gating import Decision
 from agent.live.release import ReleaseTimers
 from agent.live.sessions import Session, SessionStore, clean_utterance
+from agent.metrics import StageTimes, decision_timing, timed
 
 if TYPE_CHECKING:
     from agent.engine.runner import WorkflowEngine
@@ -36,6 +37,8 @@ class LiveResult:
     decision: Decision | None = None
     captions: list[Caption] = field(default_factory=list)
     warning: str | None = None  # said back to the client (e.g. the text was cut to the maximum length)
+    # where the decision's time went (`metrics.decision_timing`): a measurement, not part of the result
+    stages: StageTimes | None = field(default=None, compare=False, repr=False)
 
     @property
     def caption(self) -> Caption | None:
@@ -61,12 +64,15 @@ class LiveLoop:
         clean, warning = clean_utterance(text)
         wall = now is None
         now = time.time() if now is None else now
-        async with self._held(session):
-            result = await self._hear(session, clean, warning, final, now)
-            due = session.gate.due()
+        with decision_timing() as stages:
+            async with self._held(session):
+                result = await self._hear(session, clean, warning, final, now)
+                due = session.gate.due()
+        if self.metrics is not None and result.decision is not None:
+            self.metrics.observe_stages(stages)
         if wall:
             self.timers.set(session, due)
-        return result
+        return replace(result, stages=stages)
 
     async def release(self, session: Session, *, before: float | None = None) -> LiveResult:
         """The story held back while the last caption was read, up now that it has been read: its
@@ -91,12 +97,16 @@ class LiveLoop:
     @asynccontextmanager
     async def _held(self, session: Session) -> AsyncIterator[None]:
         """The session's lock, and its shared state loaded and saved around the body when instances share it."""
-        async with session.lock:
+        with timed("lock"):
+            await session.lock.acquire()
+        try:
             if self.shared is None:
                 yield
                 return
             async with self.shared.held(session.id, session.window, session.gate):
                 yield
+        finally:
+            session.lock.release()
 
     async def _hear(self, session: Session, clean: str, warning: str | None, final: bool, now: float) -> LiveResult:
         """The utterance, with the session's lock held (and its shared state loaded)."""
@@ -125,5 +135,6 @@ class LiveLoop:
                 decision = d
                 if self.metrics is not None:
                     self.metrics.decisions.inc(d.reason)
-                await asyncio.to_thread(self.sessions.record, session, recorded, d, made)
+                with timed("store_write"):
+                    await asyncio.to_thread(self.sessions.record, session, recorded, d, made)
         return LiveResult(decision=decision, captions=captions)

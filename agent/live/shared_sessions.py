@@ -31,6 +31,7 @@ from typing import Any
 
 from agent.errors import OverloadError, TrendLensError
 from agent.live.gating import Candidate, SessionGate
+from agent.metrics import timed
 from agent.ranking.window import ConversationWindow, Utterance
 from agent.store.redis_options import redis_options
 
@@ -115,8 +116,9 @@ class RedisSessionState:
         token = secrets.token_hex(16)
         lock = self._redis.lock(lock_key, timeout=LOCK_TIMEOUT_S, blocking_timeout=LOCK_WAIT_S)
         try:
-            acquired = await lock.acquire(token=token)
-            data = await self._redis.get(state_key) if acquired else None
+            with timed("shared_load"):
+                acquired = await lock.acquire(token=token)
+                data = await self._redis.get(state_key) if acquired else None
         except (RedisError, OSError) as exc:
             raise SharedStateError(f"session state unavailable (Redis: {exc}); try again shortly") from exc
         if not acquired:
@@ -126,8 +128,9 @@ class RedisSessionState:
             load_state(fresh_state() if data is None else data, window, gate)
             yield
             try:
-                saved = await self._save(keys=[lock_key, state_key],
-                                         args=[token, dump_state(window, gate), STATE_TTL_S])
+                with timed("shared_save"):
+                    saved = await self._save(keys=[lock_key, state_key],
+                                             args=[token, dump_state(window, gate), STATE_TTL_S])
             except (RedisError, OSError) as exc:  # the decision is recorded; the gate forgets this one
                 raise SharedStateError(f"session state not saved (Redis: {exc})") from exc
             if not saved:

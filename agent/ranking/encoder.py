@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..metrics import timed
 from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
@@ -104,10 +105,11 @@ class QueryEncoder:
                 self.shed += 1
                 return found
             newest = missing[-1]
-            if self.batcher is not None:
-                vec = (await self.batcher.encode([newest], role="query"))[0]
-            else:
-                vec = (await asyncio.to_thread(self.embedder.encode, [newest], role="query"))[0]
+            with timed("encode"):  # the decision's stage: its wait for an engine included
+                if self.batcher is not None:
+                    vec = (await self.batcher.encode([newest], role="query"))[0]
+                else:
+                    vec = (await asyncio.to_thread(self.embedder.encode, [newest], role="query"))[0]
             self.encodes += 1
             self._store([newest], np.asarray([vec]))
             found[newest] = vec
