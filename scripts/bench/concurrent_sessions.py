@@ -7,6 +7,11 @@ server's RSS, and the histogram bound that holds 99 % of the server's rank calls
 included: what of the tail is the model's queue). With --ramp it steps N up and reports the
 largest N held at p99 <= 500 ms.
 
+The slowest decision, read from the server: p90 and max beside p50 / p99, its event loop's wake-ups
+later than 50 ms and the bound of its longest stall in the window (`trendlens_event_loop_lag_seconds`),
+its full collections (`trendlens_gc_pause_seconds`), and over WebSocket each decision's stages (the
+decision frame's `stages_ms`): their p50 / p99 / max and their mean in the slowest 1 % (`tail.py`).
+
 With --devsets (real data, ../shared/devsets), the started server also holds both languages'
 dev topics, and each of the N speakers says, every 2–3 s, one dev line in a fresh session
 (a mention from relevance.json or a small-talk line from chitchat.json, alternating, report
@@ -41,9 +46,11 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import websockets
+from tail import slowest_stages
 
 from harness import free_port, pct
 from harness.devsets import distinct
@@ -67,7 +74,7 @@ def rss_mb(pid: int) -> float:
 
 
 async def one_session(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
-                      errors: list[str], server: list[float]) -> None:
+                      errors: list[str], server: list[float], stages: list[dict[str, float]]) -> None:
     s = (await http.post(url + "/v1/sessions", json={}, headers=headers)).json()
     ws_url = url.replace("http", "ws", 1) + f"/v1/sessions/{s['id']}/stream"
     rng = random.Random(s["id"])
@@ -84,6 +91,8 @@ async def one_session(http: httpx.AsyncClient, url: str, headers: dict, stop_at:
                     if frame["type"] == "decision":
                         lat.append((time.perf_counter() - sent) * 1000)
                         server.append(frame.get("elapsed_ms", float("nan")))
+                        if frame.get("stages_ms"):
+                            stages.append(frame["stages_ms"])
                         break
                     if frame["type"] == "error":
                         errors.append(frame["message"])
@@ -165,9 +174,16 @@ async def one_speaker(http: httpx.AsyncClient, url: str, headers: dict, stop_at:
         await asyncio.sleep(rng.uniform(2.0, 3.0))
 
 
+METRICS_TOKEN = "load-test-metrics"  # the started server's TRENDLENS_METRICS_TOKEN (/metrics takes no client key)
+
+
+def metrics_text(url: str) -> str:
+    return httpx.get(url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10).text
+
+
 def shed_count(url: str) -> tuple[float, float]:
     """(rank calls answered lexically because their encode would have missed its deadline, all rank calls)."""
-    text = httpx.get(url + "/metrics", timeout=10).text
+    text = metrics_text(url)
     shed = re.search(r"^trendlens_ranking_shed_total (\S+)$", text, re.M)
     calls = re.search(r"^trendlens_ranking_seconds_count (\S+)$", text, re.M)
     return (float(shed.group(1)) if shed else 0.0, float(calls.group(1)) if calls else 0.0)
@@ -175,15 +191,40 @@ def shed_count(url: str) -> tuple[float, float]:
 
 def cache_hits(url: str) -> float:
     """Rank calls whose query vectors all came from the server's query-vector cache (no encode)."""
-    found = re.search(r"^trendlens_query_cache_hits_total (\S+)$", httpx.get(url + "/metrics", timeout=10).text, re.M)
+    found = re.search(r"^trendlens_query_cache_hits_total (\S+)$", metrics_text(url), re.M)
     return float(found.group(1)) if found else float("nan")
 
 
 def ranking_buckets(url: str) -> dict[float, float]:
     """The server's rank-call latency histogram (encode wait included): upper bound (s) -> calls at or under it."""
-    text = httpx.get(url + "/metrics", timeout=10).text
+    text = metrics_text(url)
     return {float(m.group(1)): float(m.group(2)) for m in
             re.finditer(r'^trendlens_ranking_seconds_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)}
+
+
+def loop_and_gc(url: str) -> dict[str, float]:
+    """The server's event-loop wake-ups by lateness bound (s -> count at or under it) and its full collections
+    (count, seconds); empty on a server from before these series."""
+    text = metrics_text(url)
+    out = {f"lag_le_{m.group(1)}": float(m.group(2)) for m in
+           re.finditer(r'^trendlens_event_loop_lag_seconds_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)}
+    for kind in ("count", "sum"):
+        found = re.search(rf'^trendlens_gc_pause_seconds_{kind}\{{generation="2"\}} (\S+)$', text, re.M)
+        if found:
+            out[f"gc2_{kind}"] = float(found.group(1))
+    return out
+
+
+def stall_figures(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """Between two scrapes: wake-ups later than 50 ms, the bound that holds the latest one, full collections."""
+    if not after:
+        return {}
+    lag = {float(k[7:]): after[k] - before.get(k, 0.0) for k in after if k.startswith("lag_le_")}
+    total = lag.get(float("inf"), 0.0)
+    return {"loop_wakeups_over_50ms": total - lag.get(0.05, 0.0),
+            "loop_longest_stall_within_ms": 1000 * min((le for le, n in lag.items() if n >= total), default=math.nan),
+            "full_collections": after.get("gc2_count", 0.0) - before.get("gc2_count", 0.0),
+            "full_collections_ms": round(1000 * (after.get("gc2_sum", 0.0) - before.get("gc2_sum", 0.0)), 1)}
 
 
 def ranking_p99(before: dict[float, float], after: dict[float, float]) -> float:
@@ -198,6 +239,7 @@ async def run_level(url: str, n: int, duration: float, devsets: bool = False) ->
     lat: list[float] = []
     server: list[float] = []
     errors: list[str] = []
+    stages: list[dict[str, float]] = []
     outcomes: list[tuple[bool, bool, bool, bool]] = []
     async with contextlib.AsyncExitStack() as clients:
         # each speaker's HTTP client before the clock starts: making one costs the load generator 35 ms of
@@ -211,9 +253,10 @@ async def run_level(url: str, n: int, duration: float, devsets: bool = False) ->
             await asyncio.gather(*(one_speaker(speakers[k], url, headers, stop_at, lat, errors, server, lines, k,
                                                draw, outcomes) for k in range(n)))
         else:
-            await asyncio.gather(*(one_session(speakers[k], url, headers, stop_at, lat, errors, server)
+            await asyncio.gather(*(one_session(speakers[k], url, headers, stop_at, lat, errors, server, stages)
                                    for k in range(n)))
-    out = {"sessions": n, "utterances": len(lat), "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99),
+    out = {"sessions": n, "utterances": len(lat), "p50_ms": pct(lat, 0.5), "p90_ms": pct(lat, 0.9),
+           "p99_ms": pct(lat, 0.99), "max_ms": max(lat, default=math.nan), "stages": stages,
            "server_p50_ms": pct(server, 0.5), "server_p99_ms": pct(server, 0.99),
            "errors": len(errors), "first_error": errors[0] if errors else None}
     if devsets:
@@ -231,7 +274,8 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=100)
     ap.add_argument("--duration", type=float, default=60, help="seconds per level (max 300)")
     ap.add_argument("--ramp", help="comma-separated session counts, e.g. 100,200,300")
-    ap.add_argument("--url", help="an already running server (must accept the key load-test-key)")
+    ap.add_argument("--url", help="an already running server (must accept the key load-test-key, and "
+                                  "the metrics token load-test-metrics)")
     ap.add_argument("--devsets", action="store_true", help="speak real dev lines and score the captions (see above)")
     ap.add_argument("--embedder", help="TRENDLENS_EMBEDDER for the started server (default: the offline default)")
     args = ap.parse_args()
@@ -246,7 +290,8 @@ def main() -> int:
         if args.devsets:
             seed_devsets(Path(data_dir))
         env = {**os.environ, "TRENDLENS_DATA_DIR": data_dir, "TRENDLENS_API_KEYS": KEY,
-               "TRENDLENS_RATE_LIMIT_PER_S": "100000", "TRENDLENS_RATE_LIMIT_BURST": "100000"}
+               "TRENDLENS_RATE_LIMIT_PER_S": "100000", "TRENDLENS_RATE_LIMIT_BURST": "100000",
+               "TRENDLENS_METRICS_TOKEN": METRICS_TOKEN}
         if args.embedder:
             env["TRENDLENS_EMBEDDER"] = args.embedder
         proc = subprocess.Popen([sys.executable, "-m", "agent", "serve", "--offline", "--port", str(port)], env=env,
@@ -275,7 +320,9 @@ def main() -> int:
     try:
         for n in levels:
             shed_before, ranked_before, hits_before = shed_count(url), ranking_buckets(url), cache_hits(url)
+            stalls_before = loop_and_gc(url)
             r = asyncio.run(run_level(url, n, duration, args.devsets))
+            r.update(stall_figures(stalls_before, loop_and_gc(url)))
             # utterances ranked lexically because their encode would have missed its deadline (load shedding)
             shed_after = shed_count(url)
             # the rank call alone, server-side: what of the p99 is the model's queue, and what is around it
@@ -287,7 +334,7 @@ def main() -> int:
             if proc is not None:
                 r["server_rss_mb"] = round(rss_mb(proc.pid), 1)
             results.append(r)
-            print(json.dumps(r), flush=True)
+            print(json.dumps({k: v for k, v in r.items() if k != "stages"}), flush=True)
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
@@ -305,6 +352,14 @@ def main() -> int:
         for r in results:
             print(f"| {r['sessions']} | {r['mentions']} | {r['right_caption']:.3f} | {r['small_talk_captioned']:.3f} "
                   f"| {r['with_opener_pct']} % |")
+    print("\n| sessions | p50 / p90 / p99 / max ms | loop wake-ups over 50 ms | longest stall within ms "
+          "| full collections (ms in all) |\n|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['sessions']} | {r['p50_ms']:.0f} / {r['p90_ms']:.0f} / {r['p99_ms']:.0f} / {r['max_ms']:.0f} | "
+              f"{r.get('loop_wakeups_over_50ms', '-')} | {r.get('loop_longest_stall_within_ms', '-')} | "
+              f"{r.get('full_collections', '-')} ({r.get('full_collections_ms', '-')}) |")
+        if r["stages"]:
+            print(f"\nserver-side stages, {r['sessions']} sessions (ms):\n" + slowest_stages(r["stages"]))
     held = [r["sessions"] for r in results if r["p99_ms"] <= 500 and r["errors"] == 0]
     if held:
         print(f"\nlargest session count held at p99 <= 500 ms with zero errors: {max(held)}")
