@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import UnknownNameError
 from .base import DEFAULT_SESSION, Display
+from .halo import HaloDisplay
 from .hud import HudHub, HudSubscription
 from .mentra import Heard, MentraApp, MentraConfig, TranscriptHandler
 from .mentra_display import MentraDisplay
@@ -17,6 +18,7 @@ __all__ = [
     "DEFAULT_SESSION",
     "DISPLAYS",
     "Display",
+    "HaloDisplay",
     "Heard",
     "HudHub",
     "HudSubscription",
@@ -35,11 +37,13 @@ __all__ = [
 # Factories take the adapter's own keyword arguments (see each class):
 #   stdout(stream=None) · hud(queue_size=8) · webhook(url, client=, secret=, ...)
 #   mentra(config: MentraConfig, on_transcript=None): the display of a new MentraApp (its `.app`)
+#   halo(link: BrilliantLink, profile="halo" | "frame", session_id=None): Halo or Frame glasses; `start()` first
 DISPLAYS: dict[str, Callable[..., Display]] = {
     "stdout": StdoutDisplay,
     "hud": HudHub,
     "webhook": WebhookDisplay,
     "mentra": lambda *args, **kwargs: MentraApp(*args, **kwargs).display,
+    "halo": HaloDisplay,
 }
 
 

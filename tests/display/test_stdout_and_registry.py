@@ -23,8 +23,8 @@ async def test_stdout_prints_an_aligned_box() -> None:
 
 
 def test_registry_builds_adapters_and_rejects_unknown_names() -> None:
-    assert set(DISPLAYS) == {"stdout", "hud", "webhook", "mentra"}
+    assert set(DISPLAYS) == {"stdout", "hud", "webhook", "mentra", "halo"}
     assert isinstance(create_display("hud"), HudHub)
     assert isinstance(create_display("stdout"), Display)
-    with pytest.raises(UnknownNameError, match="valid: hud, mentra, stdout, webhook"):
+    with pytest.raises(UnknownNameError, match="valid: halo, hud, mentra, stdout, webhook"):
         create_display("smoke-signals")
