@@ -138,4 +138,5 @@ def compose_caption(
         profile=prof.name,
         created_at=time.time() if now is None else now,
         session_id=session_id,
+        headline=len(title_lines) + len(meta_lines),
     )

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from agent.captions.caption import LINE_S
+
 if TYPE_CHECKING:
     from agent.ranking import Ranked
 
@@ -114,6 +116,9 @@ class SessionGate:
     shown: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=64))
     # the story kept from the display only by the reading time of the caption on screen, and when
     held_back: tuple[Candidate, float] | None = None
+    # how long the caption on screen takes to read: its headline's own time once it is composed
+    # (`reading`), the policy's `min_read_s` until then and at most
+    read_s: float = READ_S
 
     def hear(self, text: str) -> None:
         self.chars_since_decision += len("".join(text.split()))
@@ -134,8 +139,14 @@ class SessionGate:
         only while that caption is read, so it is still waiting then.)"""
         if self.held_back is None:
             return None
-        at = self.last_shown_at + self.policy.min_read_s
+        at = self.last_shown_at + self.read_s
         return at if self.waiting(at) is not None else None
+
+    def reading(self, seconds: float) -> None:
+        """The caption just put up takes `seconds` to read (`Caption.read_s`): a short headline frees the
+        display sooner, so at a table's pace (a line every 2-4 s) the meme said next is not held back
+        a whole `min_read_s`. Never less than one line's time, never more than `min_read_s`."""
+        self.read_s = min(self.policy.min_read_s, max(LINE_S, seconds))
 
     def recently_shown(self, now: float) -> set[str]:
         """Stories (cluster keys, else topic ids) shown within the dedupe window."""
@@ -229,8 +240,8 @@ class SessionGate:
             return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more", False
         if top.score < on_screen.score + p.replace_margin:
             return f"{on_screen.topic_id} on screen for {left:.1f}s more", False
-        if up < p.min_read_s:
-            return f"{on_screen.topic_id} up {up:.1f}s of the {p.min_read_s:g}s it takes to read", True
+        if up < self.read_s - 1e-6:  # `due` is shown-at + read_s: the sum's rounding is not "unread"
+            return f"{on_screen.topic_id} up {up:.1f}s of the {self.read_s:.1f}s it takes to read", True
         return "", False
 
     def _show(self, candidate: Candidate, now: float) -> None:
@@ -238,6 +249,7 @@ class SessionGate:
         self.on_screen = candidate
         self.on_screen_until = now + self.policy.display_lock_s
         self.last_shown_at = now
+        self.read_s = self.policy.min_read_s
         self.shown.append((now, candidate.story))
 
     def clear(self) -> None:

@@ -72,6 +72,7 @@ def dump_state(window: ConversationWindow, gate: SessionGate) -> str:
         "on_screen": [on.topic_id, on.score, on.key] if on is not None else None,
         "on_screen_until": gate.on_screen_until,
         "last_shown_at": None if math.isinf(gate.last_shown_at) else gate.last_shown_at,
+        "read_s": gate.read_s,
         "shown": [list(s) for s in gate.shown],
         "held_back": [back[0].topic_id, back[0].score, back[0].key, back[1]] if back is not None else None,
     }, ensure_ascii=False)
@@ -86,6 +87,7 @@ def load_state(data: str, window: ConversationWindow, gate: SessionGate) -> None
     gate.on_screen = Candidate(topic_id=str(on[0]), score=float(on[1]), key=str(on[2])) if on else None
     gate.on_screen_until = float(state["on_screen_until"])
     gate.last_shown_at = float("-inf") if state["last_shown_at"] is None else float(state["last_shown_at"])
+    gate.read_s = float(state.get("read_s", gate.policy.min_read_s))  # absent in an older instance's state
     gate.shown.clear()
     gate.shown.extend((float(at), str(story)) for at, story in state["shown"])
     held = state.get("held_back")  # absent in the state an older instance wrote

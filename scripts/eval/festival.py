@@ -1,10 +1,11 @@
 #!/usr/bin/env python
 """The festival night: a dinner table's conversations against that night's real hot lists.
 
-The service fetches `../shared/days/2024-02-09` as the four sources' answers (each recorded body
-served at its own endpoint through the collector's transport, parsed by our parsers, stored and
-indexed as a fetch cycle), then hears each conversation of
-`../shared/devsets/festival-2024-02-09.json` in one session, line after line, `--gap` seconds apart
+The service fetches `../shared/days/<night>` as the answers of the sources that night holds (each
+recorded body served at its own endpoint through the collector's transport, parsed by our parsers,
+stored and indexed as a fetch cycle; a source the recorders kept no list of is not served), then
+hears each conversation of `../shared/devsets/festival-<night>.json` in one session, line after
+line, `--gap` seconds apart
 on the service's own clock (`Runtime.handle_utterance(..., now=)`, the call the utterance route
 makes), so the display lock and the cooldown see a real table's pace without waiting for it. A
 caption held back while the one before it was read goes up by itself when it falls due, as the
@@ -27,7 +28,8 @@ A replacement that puts up a hit is the display yielding; any other replacement 
 synthetic snapshot and lists their captions (they carry no labels); `--gate NAME=VALUE` changes a
 field of the session gate's policy, to compare settings (docs/relevance.md, "The display yields").
 
-    .venv/bin/python scripts/eval/festival.py             # the tables
+    .venv/bin/python scripts/eval/festival.py             # the tables, every festival night in ../shared
+    .venv/bin/python scripts/eval/festival.py --night 2026-02-16
     .venv/bin/python scripts/eval/festival.py --json      # the same figures as JSON
     .venv/bin/python scripts/eval/festival.py --dinners --gate min_read_s=3 --lines
 """
@@ -59,6 +61,22 @@ DAY = "2024-02-09"
 DAY_DIR = SHARED / "days" / DAY
 DEVSET = SHARED / "devsets" / f"festival-{DAY}.json"
 SOURCES = ("baidu", "douyin", "weibo", "zhihu")
+
+
+def nights() -> list[str]:
+    """Every festival night in ../shared with its lists: the days that have a `festival-<day>.json`."""
+    return sorted(p.stem.removeprefix("festival-") for p in (SHARED / "devsets").glob("festival-*.json")
+                  if (SHARED / "days" / p.stem.removeprefix("festival-")).is_dir())
+
+
+def night_paths(day: str) -> tuple[Path, Path]:
+    """(devset, day folder) of one night."""
+    return SHARED / "devsets" / f"festival-{day}.json", SHARED / "days" / day
+
+
+def night_sources(day_dir: Path) -> list[str]:
+    """The sources the night holds a list of (2026-02-16: Baidu and Douyin only)."""
+    return [s for s in SOURCES if (day_dir / s).is_dir() and any((day_dir / s).glob("*.json"))]
 #: Where each source's recorded answer is served: (host, the start of the path) → its folder.
 ENDPOINTS = {("top.baidu.com", "/api/board"): "baidu",
              ("www.douyin.com", "/aweme/v1/web/hot/search/list"): "douyin",
@@ -74,7 +92,9 @@ LANG_OF = {"zh": "zh-CN", "en": "en-US"}
 def day_transport(day_dir: Path = DAY_DIR) -> httpx.MockTransport:
     """Each source's recorded body at the endpoint it was saved from; every other request a 404,
     so a source's fallback endpoints (Weibo's web API, Douyin's app API) fail as they would."""
-    bodies = {key: next((day_dir / folder).glob("*.json")).read_bytes() for key, folder in ENDPOINTS.items()}
+    held = set(night_sources(day_dir))
+    bodies = {key: next((day_dir / folder).glob("*.json")).read_bytes() for key, folder in ENDPOINTS.items()
+              if folder in held}
 
     def answer(request: httpx.Request) -> httpx.Response:
         for (host, path), body in bodies.items():
@@ -102,6 +122,7 @@ class Heard:
     decision: dict[str, Any]
     caption: dict[str, Any] | None  # the caption shown for it, with its topic's (source, title)
     about: str | None  # the trend id the caption is about, else None
+    by_clock: bool = False  # the caption went up by itself after the line (held back, then read)
 
 
 def body_lines(caption: dict[str, Any]) -> list[str]:
@@ -151,7 +172,8 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
     cached = Path(settings.store.data_dir) / "embeddings.sqlite3"
     if cached.exists():  # topic vectors this checkout already computed: the service would have them too
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
-    settings = settings.model_copy(update={"data_dir": data_dir, "offline": False, "sources": list(SOURCES),
+    settings = settings.model_copy(update={"data_dir": data_dir, "offline": False,
+                                           "sources": night_sources(args.day_dir),
                                            "api_keys": "festival-eval"})
     embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
     runtime = Runtime.build(settings, transport=day_transport(args.day_dir), embedder=embedder)
@@ -180,7 +202,8 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                 # whenever it falls due); it belongs to this line, the newest
                 late = await runtime.release_held(session, before=start + (i + 1) * args.gap if i + 1 < len(lines)
                                                   else float("inf"))
-                if late.captions and not result.captions:
+                by_clock = bool(late.captions and not result.captions)
+                if by_clock:
                     result = late
                 caption = None
                 about = None
@@ -195,7 +218,7 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                     if row is not None:
                         about = trend_of.get((row.topic.source, norm(row.topic.title)))
                         caption["source"], caption["title"] = row.topic.source, row.topic.title
-                heard.append(Heard(line, decision, caption, about))
+                heard.append(Heard(line, decision, caption, about, by_clock))
             out.append(heard)
         return out, len(stored)
     finally:
@@ -208,7 +231,8 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
     """One conversation's figures, by the README's rules."""
     r: dict[str, Any] = {"id": conv["id"], "lang": conv["lang"], "trend_lines": 0, "hits": 0, "gist": 0,
                          "repeats": 0, "small_lines": 0, "small_captioned": 0, "greetings": 0,
-                         "greetings_captioned": 0, "wrong": 0, "replaced": 0, "replaced_hit": 0, "misses": [],
+                         "greetings_captioned": 0, "wrong": 0, "replaced": 0, "replaced_hit": 0, "by_clock": 0,
+                         "misses": [],
                          "false": [],
                          "lines": []}
     late_for: set[int] = set()  # lines whose caption was the late caption of the trend line before
@@ -230,6 +254,7 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
                 break
         if i in hit_line:
             r["hits"] += 1
+            r["by_clock"] += heard[hit_line[i]].by_clock
             cap = heard[hit_line[i]].caption
             assert cap is not None
             r["gist"] += carries_gist(cap, h.line["gist"])
@@ -264,7 +289,7 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
 
 
 FIGURES = ("trend_lines", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
-           "greetings_captioned", "wrong", "replaced", "replaced_hit")
+           "greetings_captioned", "wrong", "replaced", "replaced_hit", "by_clock")
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -330,12 +355,13 @@ async def hear_dinners(args: argparse.Namespace) -> list[dict[str, Any]]:
 def print_tables(result: dict[str, Any]) -> None:
     print(f"festival {result['day']}: {result['topics']} topics indexed, lines {result['gap_s']:g} s apart, "
           f"one session per conversation, profile {result['profile']}\n")
-    print("| conversation | lang | trend hits | gist on hits | repeats on cont | small talk captioned "
-          "| greetings captioned | other wrong captions | replacements (of them hits) |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+    print("| conversation | lang | trend hits | of them by the clock | gist on hits | repeats on cont "
+          "| small talk captioned | greetings captioned | other wrong captions | replacements (of them hits) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
 
     def row(name: str, lang: str, r: dict[str, Any]) -> None:
-        print(f"| {name} | {lang} | {r['hits']}/{r['trend_lines']} | {r['gist']}/{r['hits']} | {r['repeats']} "
+        print(f"| {name} | {lang} | {r['hits']}/{r['trend_lines']} | {r['by_clock']} | {r['gist']}/{r['hits']} "
+              f"| {r['repeats']} "
               f"| {r['small_captioned']}/{r['small_lines']} | {r['greetings_captioned']}/{r['greetings']} "
               f"| {r['wrong']} | {r['replaced']} ({r['replaced_hit']}) |")
 
@@ -365,28 +391,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gap", type=float, default=GAP_S, help="seconds between two lines (the service's clock)")
     ap.add_argument("--profile", default="even-g1", help="the session's display profile")
     ap.add_argument("--embedder", default=None, help="as TRENDLENS_EMBEDDER (default: the service's)")
-    ap.add_argument("--devset", type=Path, default=DEVSET)
-    ap.add_argument("--day-dir", type=Path, default=DAY_DIR)
+    ap.add_argument("--night", action="append", default=[], metavar="DAY",
+                    help="a festival night in ../shared (repeatable; default: every one there)")
+    ap.add_argument("--devset", type=Path, default=None, help="a night in the shared format, with --day-dir")
+    ap.add_argument("--day-dir", type=Path, default=None)
     ap.add_argument("--lines", action="store_true", help="also print every line's decision")
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
     ap.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",
                     help="change one field of the session gate's policy (agent/live/gating.py GatePolicy)")
     args = ap.parse_args(argv)
-    if not args.devset.is_file() or not args.day_dir.is_dir():
-        print(f"festival eval: the real data is not here ({args.devset}, {args.day_dir})", file=sys.stderr)
-        return 2
+    if args.devset is not None or args.day_dir is not None:
+        runs = [(args.devset, args.day_dir)]
+    else:
+        runs = [night_paths(day) for day in (args.night or nights())]
+    for devset, day_dir in runs:
+        if devset is None or day_dir is None or not devset.is_file() or not day_dir.is_dir():
+            print(f"festival eval: the real data is not here ({devset}, {day_dir})", file=sys.stderr)
+            return 2
     logging.basicConfig(level=logging.WARNING)
-    result = evaluate(args)
+    results = [evaluate(argparse.Namespace(**{**vars(args), "devset": devset, "day_dir": day_dir}))
+               for devset, day_dir in runs]
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=1))
+        print(json.dumps(results if len(results) > 1 else results[0], ensure_ascii=False, indent=1))
         return 0
-    print_tables(result)
-    if args.lines:
-        for r in result["conversations"]:
-            print(f"\n{r['id']}:")
-            for line in r["lines"]:
-                print(f"  [{line['kind']:8}] {line['text'][:34]} → {line['why']}")
+    for result in results:
+        print_tables(result)
+        if args.lines:
+            for r in result["conversations"]:
+                print(f"\n{r['id']}:")
+                for line in r["lines"]:
+                    print(f"  [{line['kind']:8}] {line['text'][:34]} → {line['why']}")
+        print()
     return 0
 
 

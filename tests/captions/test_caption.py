@@ -28,3 +28,18 @@ def test_expiry_and_immutability() -> None:
     assert caption.expired(1_002.0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         caption.text = "x"  # type: ignore[misc]
+
+
+def test_a_caption_knows_how_long_its_headline_takes_to_read():
+    from agent.captions.caption import reading_time
+    from agent.captions.templates import compose_caption
+
+    made = compose_caption(title="撒贝宁和任鲁豫加起来100岁了", platforms=[("douyin", 9), ("baidu", 18)],
+                           heat=8_830_000, trend="new", profile="even-g1",
+                           summary="主持人读到网友留言：两位老师年龄加起来正好100岁。",
+                           score=1.0, topic_id="t")
+    headline = made.lines[:made.headline]
+    assert headline[0].startswith("撒贝宁") and "抖音" in headline[-1]
+    assert len(made.lines) > made.headline  # the gist is not part of what must be read first
+    assert 2.5 < made.read_s == reading_time(headline) < 6
+    assert reading_time(["Faye Wong sings"]) < reading_time(["王菲唱歌王菲唱歌王菲唱"])

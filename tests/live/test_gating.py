@@ -155,3 +155,18 @@ def test_frequency_setting_moves_relevance_bar_and_cooldown():
     low, high = POLICY.with_frequency("low"), POLICY.with_frequency("high")
     assert low.relevance_offset > POLICY.relevance_offset > high.relevance_offset
     assert low.cooldown_s > POLICY.cooldown_s > high.cooldown_s
+
+
+def test_a_short_headline_frees_the_display_sooner():
+    """The caption up is read at the wearer's pace: a meme said while a short headline is read goes up
+    once that headline is read, not a whole `min_read_s` later; never sooner than one line's time."""
+    g = gate(min_read_s=6)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    g.reading(3.2)
+    say_and_decide(g, [c("b", 0.9)], 2)
+    assert g.due() == 3.2
+    assert g.decide([], 3.2, release=True).topic_id == "b"
+    g.reading(0.2)
+    assert g.read_s == 1.8
+    g.reading(60)
+    assert g.read_s == 6
