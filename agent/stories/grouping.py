@@ -22,14 +22,17 @@ Grouping (`GroupingRules`): links are taken strongest first. Two groups join whe
   carry anything;
 - the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other (off,
   None, by default: no left-out day was better for it, docs/stories.md);
-- what they count with small numbers agrees (3死 in one and 7死 in the other are two events).
+- what they count with small numbers agrees (3死 in one and 7死 in the other are two events);
+- under an occasion (either group holds a headline carrying an occasion's word), at least `core` of
+  the pairs between the two groups are linked: on a gala night a story grows by what links to most
+  of it, not through one bridge (a singer in two acts, a prop in three memes).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import attrgetter, is_not
@@ -420,7 +423,7 @@ class StoryIndex:
     def _group(self, region: set[str]) -> tuple[dict[str, list[str]], dict[str, list[Link]]]:
         """The grouping rules (module docstring) over the items of `region`."""
         rules = self.rules
-        groups = _Groups.of(region, self.held)
+        groups = _Groups.of(region, self.held, self._weights.occasion)
         usable = self._strong_links(region)
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
@@ -439,7 +442,8 @@ class StoryIndex:
 
     def _may_join(self, groups: _Groups, gi: str, gj: str) -> bool:
         """Two groups join on a usable link when together they span two platforms, the larger has
-        enough strong links to the smaller (`per_strong`), and what they count agrees."""
+        enough strong links to the smaller (`per_strong`), under an occasion enough of the pairs between
+        them are linked (`core`), and what they count agrees."""
         rules = self.rules
         a, b = groups.members_of[gi], groups.members_of[gj]
         if len(groups.platforms[gi] | groups.platforms[gj]) < 2:
@@ -452,7 +456,18 @@ class StoryIndex:
                         if y in inside and e.probability >= strong)
             if links < need:
                 return False
+        if rules.core is not None and len(large) > 1 and (groups.occasion[gi] or groups.occasion[gj]) \
+                and not self._cored(small, large):
+            return False
         return not _counts_differ(groups.counts[gi], groups.counts[gj])
+
+    def _cored(self, small: list[str], large: list[str]) -> bool:
+        """Whether at least `core` of the pairs between two groups are linked (`GroupingRules.core`)."""
+        rules, edges, inside = self.rules, self._edges, set(large)
+        assert rules.core is not None
+        linked = sum(1 for x in small for y, e in edges.get(x, {}).items()
+                     if y in inside and e.probability >= rules.support)
+        return linked >= rules.core * len(small) * len(large)
 
     def _forget(self, root: str) -> None:
         """A group that is gone or will be formed again: its cluster must be made again too."""
@@ -493,10 +508,11 @@ class _Groups:
     source: dict[str, str]
     platforms: dict[str, set[str]]
     counts: dict[str, dict[str, set[str]]]
+    occasion: dict[str, bool]  # a member's headline carries an occasion's word (`GroupingRules.core`)
     used_links: dict[str, list[Link]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, region: set[str], held: HeldItems) -> _Groups:
+    def of(cls, region: set[str], held: HeldItems, occasion: Callable[[str], bool]) -> _Groups:
         """Each item of `region` its own group."""
         topics, evidence_of = held.topics, held.evidence
         group_of = {tid: tid for tid in paced(region)}
@@ -511,7 +527,8 @@ class _Groups:
             counts[tid] = defaultdict(set)
             for unit, num in evidence_of[tid].small_counts:
                 counts[tid][unit].add(num)
-        return cls(group_of, members_of, source, platforms, counts)
+        under = {tid: any(map(occasion, evidence_of[tid].title_terms)) for tid in paced(region)}
+        return cls(group_of, members_of, source, platforms, counts, under)
 
     def join(self, gi: str, gj: str, edge: Link) -> None:
         """The smaller group moves into the larger: a member is relabelled O(log n) times."""
@@ -520,6 +537,7 @@ class _Groups:
         moved = members_of.pop(gone)
         members_of[keep].extend(moved)
         self.platforms[keep] |= self.platforms.pop(gone)
+        self.occasion[keep] = self.occasion[keep] or self.occasion.pop(gone)
         for unit, nums in self.counts.pop(gone).items():
             self.counts[keep][unit] |= nums
         self.used_links[keep].extend(self.used_links.pop(gone, []))

@@ -390,6 +390,12 @@ class GroupingRules:
 
     same_list: float = 0.97  # one that may join two items of one list (once the story spans two)
     per_strong: int | None = None  # k members need 1 + (k - 1) // per_strong strong links (None: one)
+    # The core rule, under an occasion: two groups join, where either holds a headline carrying an
+    # occasion's word, only when at least `core` of the pairs between them are linked (p >= `support`),
+    # so a gala night's story grows by what links to most of it, not by one bridge (a singer, a prop);
+    # a day without an occasion is untouched (None: off). Fitted, leave one night out (docs/stories.md).
+    core: float | None = 0.5
+    support: float = 0.3
     kept: float = 0.02  # links below this are not kept at all
     neighbours: int = 10  # dense top-k per new item
     rare_df: int = 16  # a term in more held items than this proposes no candidates
