@@ -72,7 +72,10 @@ def _pil() -> Any:
     return Image, ImageDraw, ImageFont
 
 
-@functools.lru_cache(maxsize=16)
+_REFERENCE = 100  # px: the size text is measured at
+
+
+@functools.lru_cache(maxsize=64)
 def _font(size: int) -> Any:
     _, _, image_font = _pil()
     return image_font.truetype(str(find_cjk_font()), size)
@@ -86,10 +89,10 @@ def render_caption(lines: Sequence[str], width: int, height: int, *, margin: int
     image = image_mod.new("L", (width, height), 0)
     shown = [line for line in lines if line.strip()] or [""]
     usable_w, usable_h = max(1, width - 2 * margin), max(1, height - 2 * margin)
-    size = max(8, min(64, int(usable_h / len(shown) / 1.25)))
     draw = draw_mod.Draw(image)
-    while size > 8 and max(draw.textlength(line, font=_font(size)) for line in shown) > usable_w:
-        size -= 1
+    # widths scale with the size: measured once at a reference size, not tried size by size
+    widest = max(draw.textlength(line, font=_font(_REFERENCE)) for line in shown) or 1.0
+    size = max(8, min(64, int(usable_h / len(shown) / 1.25), int(_REFERENCE * usable_w / widest)))
     font = _font(size)
     step = min(int(size * 1.25), usable_h // len(shown))
     for row, line in enumerate(shown):

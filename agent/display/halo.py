@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import struct
 from importlib import resources
 from typing import Any, Protocol
 
@@ -26,7 +27,8 @@ from ..captions.caption import Caption
 from ..captions.profiles import DisplayProfile, get_profile
 from .bitmaps import render_caption
 
-__all__ = ["CAPTION_MSG", "CLEAR_MSG", "BrilliantLink", "HaloDisplay", "caption_sprite", "palette_levels"]
+__all__ = ["CAPTION_MSG", "CLEAR_MSG", "BrilliantLink", "HaloDisplay", "caption_sprite", "pack_sprite",
+           "palette_levels"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,23 @@ def _colors_for(width: int, height: int) -> int:
         if width * height * bits // 8 + 7 + 3 * colors <= MAX_MESSAGE:
             return colors
     return 2
+
+
+def pack_sprite(width: int, height: int, colors: int, palette: bytes, indices: bytes) -> bytes:
+    """`brilliant_msg.TxSprite.pack()`'s bytes (uncompressed), packed with numpy: TxSprite packs
+    pixel by pixel in Python, 10 ms of a 256×256 caption's budget. The tests hold the two equal."""
+    import numpy as np
+
+    bits = {2: 1, 4: 2, 16: 4}[colors]
+    pixels = np.frombuffer(indices, dtype=np.uint8)
+    per_byte = 8 // bits
+    padded = np.zeros(-(-pixels.size // per_byte) * per_byte, dtype=np.uint8)
+    padded[:pixels.size] = pixels & (colors - 1)
+    groups = padded.reshape(-1, per_byte).astype(np.uint16)
+    packed = np.zeros(groups.shape[0], dtype=np.uint16)
+    for i in range(per_byte):
+        packed |= groups[:, i] << (bits * (per_byte - 1 - i))
+    return struct.pack(">HHBBB", width, height, 0, bits, colors) + palette + packed.astype(np.uint8).tobytes()
 
 
 def caption_sprite(lines: list[str] | tuple[str, ...], profile: DisplayProfile) -> tuple[Any, Any]:
@@ -135,7 +154,9 @@ class HaloDisplay:
                 if not caption.expired():
                     sprite, shown = await asyncio.to_thread(caption_sprite, list(caption.lines) or [caption.text],
                                                             self.profile)
-                    await self.link.send_message(CAPTION_MSG, sprite.pack())
+                    payload = pack_sprite(sprite.width, sprite.height, sprite.num_colors, sprite.palette_data,
+                                          sprite.pixel_data)
+                    await self.link.send_message(CAPTION_MSG, payload)
                     self.sent += 1
                     self.last_shown = shown
             except Exception:  # one failed send must not end the display

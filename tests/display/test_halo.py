@@ -13,7 +13,7 @@ from agent.captions import Caption
 from agent.captions.fit import fit_text
 from agent.captions.profiles import get_profile
 from agent.display import DISPLAYS
-from agent.display.halo import MAX_MESSAGE, HaloDisplay, caption_sprite
+from agent.display.halo import MAX_MESSAGE, HaloDisplay, caption_sprite, pack_sprite
 
 from .conftest import make_caption
 from .glasses import need_bitmaps, need_halo_emulator
@@ -102,6 +102,8 @@ def test_every_sprite_fits_one_message_in_the_devices_palette() -> None:
         assert sprite.num_colors == colors and len(sprite.palette_data) == 3 * colors
         assert len(sprite.pack()) <= MAX_MESSAGE and sprite.width == get_profile(name).width_px
         assert len(set(shown.getdata())) <= colors
+        # our packing is the SDK's own, byte for byte
+        assert pack_sprite(sprite.width, sprite.height, colors, sprite.palette_data, sprite.pixel_data) == sprite.pack()
 
 
 def test_halo_is_a_registered_display() -> None:
