@@ -151,7 +151,7 @@ class HeldItems:
     def weights(self) -> Weights:
         """IDF over the items held now (`linking.Weights`)."""
         return Weights(len(self.topics), self.title_df.__getitem__, self.any_df.__getitem__,
-                       self.occasion, self.template)
+                       self.occasion, self.template, under_occasion=bool(self.occasion_words()))
 
     def title_terms(self, tid: str) -> frozenset[str]:
         ev = self.evidence.get(tid)

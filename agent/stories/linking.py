@@ -145,8 +145,11 @@ class Weights:
 
     def __init__(self, n: int, title_df: Callable[[str], int], any_df: Callable[[str], int],
                  occasion: Callable[[str], bool] | None = None,
-                 template: Callable[[str, str], bool] | None = None) -> None:
+                 template: Callable[[str, str], bool] | None = None, *, under_occasion: bool = False) -> None:
         self.n = max(n, MIN_HELD)
+        # the held lists have an occasion (a gala night): the day's common words are its acts and
+        # performers, each a meme's name, and the occasion's own words are set aside already
+        self.under_occasion = under_occasion
         self.template = template or (lambda _source, _term: False)
         self._is_occasion = occasion
         self._occasion: dict[str, bool] = {}
@@ -315,6 +318,8 @@ def theme_only(shared: AbstractSet[str], weights: Weights) -> bool:
     """Shared words that are all common that day, with no number or Latin name among them (美国 +
     关税 in a tariff week, 小米 + 雷军 on a Xiaomi day): a theme, which the labels say is no story.
     The caller checks that no phrase of three units or more is shared (金秀贤, 东部战区: a name)."""
+    if weights.under_occasion:
+        return False
     common = weights.common
     return bool(shared) and all(is_han(t) and weights.title_df(t) >= common for t in shared)
 
