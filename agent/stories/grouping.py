@@ -54,6 +54,7 @@ from agent.stories.linking import (
     GroupingRules,
     Link,
     LinkModel,
+    Namer,
     Story,
     Weights,
     joins_by_name,
@@ -102,6 +103,7 @@ class StoryIndex:
     rules: GroupingRules = field(default_factory=GroupingRules)
     background: float = 0.0  # the embedder's cosine of unrelated texts (see ranker.CALIBRATION)
     model: LinkModel | None = None  # None: LINK_MODELS["lexical"]; see `link_model_for`
+    namer: Namer | None = None  # names in a headline (`linking.Namer`); None: the headlines' terms only
     held: HeldItems = field(init=False)
     built: BuiltStories = field(default_factory=BuiltStories)
     # -- links
@@ -124,7 +126,7 @@ class StoryIndex:
     _follows: int = 0  # the serial of the snapshot whose topics the last `follow` held (0: none)
 
     def __post_init__(self) -> None:
-        self.held = HeldItems(background=self.background)
+        self.held = HeldItems(background=self.background, namer=self.namer)
 
     def __len__(self) -> int:
         return len(self.held)

