@@ -65,6 +65,7 @@ async def bench(n: int, sessions: int, embedder: str) -> tuple[list[float], floa
     auth = {"Authorization": f"Bearer {KEY}"}
     draw = distinct(utterances())
     timings: list[float] = []
+    spans: list[tuple[float, float]] = []
     stages: list[dict[str, float]] = []
     hear = runtime.live.hear
 
@@ -89,16 +90,17 @@ async def bench(n: int, sessions: int, embedder: str) -> tuple[list[float], floa
             started = time.perf_counter()
             r = await client.post(f"/v1/sessions/{ids[i % sessions]}/utterances", headers=auth,
                                   json={"text": next(draw)[2]})
-            elapsed = (time.perf_counter() - started) * 1000
+            finished = time.perf_counter()
             assert r.status_code == 200, r.text
             if i >= 20:
-                timings.append(elapsed)
+                timings.append((finished - started) * 1000)
+                spans.append((started, finished))
         full.__exit__()
         await loop_watch.__aexit__()
     # each utterance is one rank call here: the share of them whose vectors the cache already held
     hit_pct = 100 * (runtime.index.ranker.cache_hits - hits_before) / max(1, len(timings) - calls_before)
     await runtime.aclose()
-    return timings, hit_pct, stages, f"{loop_watch}; {full}"
+    return timings, hit_pct, stages, f"{loop_watch}; {full}; {full.in_slowest(spans)}"
 
 
 def main() -> None:

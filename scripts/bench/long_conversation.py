@@ -9,7 +9,9 @@ recognised text: no punctuation, numbers spoken), each a final transcript `--gap
 the one before on the service's clock, all in one session, through `Runtime.handle_utterance`
 (the call the utterance route makes) over the synthetic demo snapshot. No line repeats, so no
 decision is a cache hit. Prints p50 / p95 of the first and the last 50 decisions (wall time of
-each utterance, the model's encodes included) and the longest utterance the window held.
+each utterance, the model's encodes included) and the longest utterance the window held; then
+p50 / p90 / p99 / max over every line, the event loop's longest stall, the full collections and
+each decision stage's share of the slowest lines (`tail.py`).
 
 Targets (issue 39): last-50 p95 ≤ 100 ms and ≤ 2× the first 50.
 """
@@ -26,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tail import FullCollections, LoopWatch, slowest_stages, spread
 
 from agent.ranking import build_embedder
 from agent.runtime import Runtime
@@ -67,13 +71,17 @@ async def bench(args: argparse.Namespace) -> dict:
         start = 1_000_000.0
         ms: list[float] = []
         reasons: list[str] = []
+        stages: list[dict[str, float]] = []
         longest = 0
-        for i, text in enumerate(said[WARMUP:]):
-            t0 = time.perf_counter()
-            result = await runtime.handle_utterance(session, text, now=start + i * args.gap)
-            ms.append((time.perf_counter() - t0) * 1000)
-            reasons.append((result.decision or {}).get("reason", "?"))
-            longest = max(longest, max(len(u.text) for u in session.window.utterances()))
+        async with LoopWatch() as loop_watch:
+            with FullCollections() as full:
+                for i, text in enumerate(said[WARMUP:]):
+                    t0 = time.perf_counter()
+                    result = await runtime.handle_utterance(session, text, now=start + i * args.gap)
+                    ms.append((time.perf_counter() - t0) * 1000)
+                    reasons.append((result.decision or {}).get("reason", "?"))
+                    stages.append(getattr(result, "stages_ms", {}))
+                    longest = max(longest, max(len(u.text) for u in session.window.utterances()))
     finally:
         await runtime.aclose()
         runtime.store.close()
@@ -84,6 +92,7 @@ async def bench(args: argparse.Namespace) -> dict:
             "last50_p50_ms": pct(last, 0.5), "last50_p95_ms": pct(last, 0.95),
             "ratio_p95": pct(last, 0.95) / max(pct(first, 0.95), 1e-9), "longest_utterance_chars": longest,
             "reasons": {r: reasons.count(r) for r in sorted(set(reasons))},
+            "spread": spread(ms), "stalls": f"{loop_watch}; {full}", "stages": slowest_stages(stages),
             "machine": f"{platform.machine()}, {platform.processor() or platform.system()}, "
                        f"Python {platform.python_version()}"}
 
@@ -110,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({r['ratio_p95']:.2f}x the first 50)\n"
           f"longest utterance the window held: {r['longest_utterance_chars']} characters\n"
           f"decisions: {', '.join(f'{k} {v}' for k, v in r['reasons'].items())}\n"
+          f"every line: {r['spread']}; {r['stalls']}\n{r['stages']}\n"
           f"targets (last-50 p95 <= 100 ms and <= 2x the first 50): {'met' if ok else 'missed'}")
     return 0
 

@@ -63,6 +63,7 @@ class FullCollections:
 
     def __init__(self) -> None:
         self.pauses_ms: list[float] = []
+        self.spans: list[tuple[float, float]] = []  # perf_counter start and end of each
         self._started = 0.0
 
     def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
@@ -71,7 +72,21 @@ class FullCollections:
         if phase == "start":
             self._started = time.perf_counter()
         else:
-            self.pauses_ms.append((time.perf_counter() - self._started) * 1000)
+            ended = time.perf_counter()
+            self.pauses_ms.append((ended - self._started) * 1000)
+            self.spans.append((self._started, ended))
+
+    def within(self, start: float, end: float) -> float:
+        """Milliseconds of full collections inside [start, end] (perf_counter seconds)."""
+        return 1000 * sum(max(0.0, min(end, b) - max(start, a)) for a, b in self.spans)
+
+    def in_slowest(self, requests: list[tuple[float, float]], share: float = 0.01) -> str:
+        """How much of the slowest `share` of `requests` (perf_counter start, end) was a full collection."""
+        slowest = sorted(requests, key=lambda r: r[1] - r[0])[-max(1, round(share * len(requests))):]
+        held = [self.within(a, b) for a, b in slowest]
+        total = 1000 * sum(b - a for a, b in slowest)
+        return (f"the slowest {len(slowest)}: {sum(h > 0 for h in held)} met a full collection, "
+                f"{sum(held):.0f} of their {total:.0f} ms")
 
     def __enter__(self) -> FullCollections:
         gc.callbacks.append(self._on_gc)
