@@ -3,6 +3,12 @@
 The URL holds the channel's secret (a bot token, a webhook key, a password), so it is never shown:
 logs, metrics and /readyz name a channel by its scheme and place (`tgram#1`), and apprise's own log
 records pass through `SecretFilter`, which blanks every secret part of every configured URL.
+
+Who set a channel decides what it may be (`ChannelPolicy`): the operator's own
+(`TRENDLENS_NOTIFY_URLS`) may be any apprise URL; a key's (`PUT /v1/watch`) only a scheme of its
+role's list, with no option that chooses a method, a header, a payload field, a template or key
+file on the server's disk, or a timeout, and its sends reach only public addresses (`sending.py`).
+Every channel gets the server's socket timeouts and follows no redirect, whatever its URL asks.
 """
 
 from __future__ import annotations
@@ -24,7 +30,59 @@ with warnings.catch_warnings():
 from ..errors import ConfigError
 from ..models import utcnow
 
-__all__ = ["Channel", "ChannelHealth", "SecretFilter", "secrets_of"]
+__all__ = ["ADMIN_KEY", "CLIENT_KEY", "OPERATOR", "Channel", "ChannelHealth", "ChannelPolicy", "SecretFilter",
+           "secrets_of"]
+
+CONNECT_TIMEOUT_S = 3.0  # every channel's, whatever its URL's `cto`/`rto` say
+READ_TIMEOUT_S = 5.0
+MAX_URL_CHARS = 2_000
+# Services a key may push to: each names a public service (its host fixed, or a host the key
+# gives, checked at send time) and reads nothing from the server's disk. Not e-mail (`smtp=` names
+# any host and port), syslog or anything speaking its own protocol to a host of the key's choosing.
+CLIENT_SCHEMES = frozenset({"tgram", "discord", "slack", "pover", "pbul", "ntfy", "ntfys", "json", "jsons", "gotify",
+                            "gotifys", "bark", "barks", "dingtalk", "wecombot", "feishu", "lark", "schan",
+                            "pushplus", "pushdeer", "wxpusher", "matrix", "matrixs"})
+ADMIN_SCHEMES = CLIENT_SCHEMES | {"form", "forms", "xml", "xmls", "mailto", "mailtos"}
+# Options a client's URL may carry: how the message is shaped, nothing about where or how it is sent.
+CLIENT_OPTIONS = frozenset({"format", "overflow", "emojis", "priority", "tags", "title"})
+# Options no key may give: files read from the server's disk, and the server's own timeouts.
+NEVER_FROM_A_KEY = frozenset({"template", "tpl", "keyfile", "key_file", "cert", "certfile", "pgpkey", "pgp",
+                              "attach", "rto", "cto", "redirect", "verify"})
+
+
+@dataclass(frozen=True)
+class ChannelPolicy:
+    """What a channel set by `role` may be."""
+
+    role: str
+    schemes: frozenset[str] | None  # None: any scheme apprise speaks
+    options: frozenset[str] | None  # the query options accepted (None: any but NEVER_FROM_A_KEY)
+    public_only: bool  # sends connect only to global addresses
+    trusted: bool = False  # the operator's own: none of the checks
+
+    def check(self, url: str, place: int) -> None:
+        """ConfigError, naming the channel's place and scheme (never its URL), for what `role` may not set."""
+        if self.trusted:
+            return
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        where = f"channel #{place} ({scheme or '?'}://…)"
+        if len(url) > MAX_URL_CHARS:
+            raise ConfigError(f"{where}: longer than {MAX_URL_CHARS} characters")
+        if self.schemes is not None and scheme not in self.schemes:
+            raise ConfigError(f"{where}: a {self.role} key may not use {scheme or 'no'} channels; "
+                              f"it may use {', '.join(sorted(self.schemes))}")
+        for name, _ in parse_qsl(parts.query, keep_blank_values=True):
+            option = name.lower()
+            if option[:1] in ("+", "-", ":") or option in NEVER_FROM_A_KEY or (
+                    self.options is not None and option not in self.options):
+                allowed = f"; a {self.role} key may give {', '.join(sorted(self.options))}" if self.options else ""
+                raise ConfigError(f"{where}: the option {name[:40]!r} is not accepted from a key{allowed}")
+
+
+OPERATOR = ChannelPolicy("operator", None, None, public_only=False, trusted=True)
+ADMIN_KEY = ChannelPolicy("admin", ADMIN_SCHEMES, None, public_only=True)
+CLIENT_KEY = ChannelPolicy("client", CLIENT_SCHEMES, CLIENT_OPTIONS, public_only=True)
 
 # Schemes whose host is a server's address rather than a token.
 _SERVER_SCHEMES = frozenset({"json", "jsons", "xml", "xmls", "form", "forms", "mailto", "mailtos", "ntfy", "ntfys"})
@@ -59,16 +117,35 @@ class Channel:
     last_ok_at: datetime | None = None
     last_failure_at: datetime | None = None
 
+    public_only: bool = False  # a key's: sent only to global addresses
+
     @classmethod
-    def parse(cls, url: str, place: int) -> Channel:
-        """The channel of `url`; a URL apprise cannot read is a ConfigError naming its place, not the URL."""
-        with _plugins_loading():
-            plugin = apprise.Apprise.instantiate(url.strip())
-        scheme = urlsplit(url.strip()).scheme.lower() or "?"
+    def parse(cls, url: str, place: int, policy: ChannelPolicy = OPERATOR) -> Channel:
+        """The channel of `url`; a URL apprise cannot read, or `policy` refuses, is a ConfigError
+        naming its place, not the URL."""
+        url = url.strip()
+        try:
+            scheme = urlsplit(url).scheme.lower() or "?"
+        except ValueError:
+            scheme = "?"
+        where = "TRENDLENS_NOTIFY_URLS: URL" if policy.trusted else "channel"
+        try:
+            policy.check(url, place)
+            with _plugins_loading():
+                # sent in the caller's thread (the notifier's pool, under its guard), never in
+                # apprise's own shared thread pool
+                asset = apprise.AppriseAsset(async_mode=False, service_timeout=0)
+                plugin = apprise.Apprise.instantiate(url, asset=asset)
+        except ValueError:  # a URL urllib cannot split (`json://[::1`)
+            plugin = None
         if plugin is None:
-            raise ConfigError(f"TRENDLENS_NOTIFY_URLS: URL #{place} ({scheme}://…) is not one apprise can send to "
+            raise ConfigError(f"{where} #{place} ({scheme}://…) is not one apprise can send to "
                               "(see https://github.com/caronc/apprise/wiki)")
-        return cls(name=f"{scheme}#{place}", plugin=plugin)
+        # the server's deadlines, whatever the URL asked (`?rto=3600`), and no redirect followed
+        plugin.socket_connect_timeout = CONNECT_TIMEOUT_S
+        plugin.socket_read_timeout = READ_TIMEOUT_S
+        plugin.redirects = False
+        return cls(name=f"{scheme}#{place}", plugin=plugin, public_only=policy.public_only)
 
     @property
     def markdown(self) -> bool:
@@ -103,7 +180,10 @@ def _plugins_loading() -> Iterator[None]:
 
 def secrets_of(url: str) -> set[str]:
     """The parts of a URL that may be secret: user, password, path segments and query values."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # not a URL urllib can split: the whole of it is the secret
+        return {url.strip()} if len(url.strip()) >= 4 else set()
     found = {parts.username or "", parts.password or ""}
     found |= {unquote(seg) for seg in parts.path.split("/")}
     if parts.scheme.lower() not in _SERVER_SCHEMES:  # elsewhere the "host" is often the token itself

@@ -2,7 +2,8 @@
 
 A channel that fails (a wrong token, a service down) is retried `retries` times, waiting `backoff_s`,
 then twice that, …; meanwhile the other channels have long been served, since every channel is sent
-to in its own thread. Its failures are counted in its `ChannelHealth` (read by /readyz) and in
+to in its own thread of the notifier's own pool (`sending.SendPool`, never the default executor),
+given up after the pool's deadline. Its failures are counted in its `ChannelHealth` (read by /readyz) and in
 `trendlens_notify_total{channel, outcome}`; the caller is told which channels got the message and
 never gets an exception for a channel that did not.
 """
@@ -18,19 +19,21 @@ from typing import TYPE_CHECKING, Any
 import apprise
 from pydantic import SecretStr
 
-from .channel import Channel, ChannelHealth, SecretFilter, secrets_of
+from .channel import OPERATOR, Channel, ChannelHealth, ChannelPolicy, SecretFilter, secrets_of
 from .message import Message
+from .sending import SendPool, is_global_address, public_only
 
 if TYPE_CHECKING:
     from ..metrics import Metrics
     from ..settings import Settings
 
-__all__ = ["Delivery", "Notifier"]
+__all__ = ["SENDS", "Delivery", "Notifier"]
 
 log = logging.getLogger("trendlens.notify")
 # The loggers that see a channel's URL while sending: apprise's own and the HTTP pool under it
 # (requests → urllib3 logs each request's path, where webhook keys live).
 _SENDING_LOGGERS = ("apprise", "urllib3.connectionpool")
+SENDS = SendPool()  # every notifier's sends, the operator's and each key's
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +45,8 @@ class Delivery:
 
 class Notifier:
     def __init__(self, urls: Sequence[str | SecretStr], *, retries: int = 3, backoff_s: float = 2.0,
-                 metrics: Metrics | None = None,
+                 metrics: Metrics | None = None, policy: ChannelPolicy = OPERATOR, pool: SendPool | None = None,
+                 allowed: Callable[[str], bool] = is_global_address,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         plain = [u.get_secret_value() if isinstance(u, SecretStr) else u for u in urls]
         # before the channels are parsed: apprise logs each URL as it loads it
@@ -50,13 +54,15 @@ class Notifier:
         for name in _SENDING_LOGGERS:
             logging.getLogger(name).addFilter(self._filter)
         try:
-            self.channels = [Channel.parse(url, n) for n, url in enumerate(plain, 1)]
+            self.channels = [Channel.parse(url, n, policy) for n, url in enumerate(plain, 1)]
         except BaseException:
             self.close()
             raise
         self.retries = retries
         self.backoff_s = backoff_s
         self._sleep = sleep
+        self.pool = pool or SENDS
+        self.allowed = allowed  # the addresses a key's channel may reach (tests: loopback too)
         self._counter = None
         if metrics is not None:
             from ..metrics import Counter
@@ -84,7 +90,7 @@ class Notifier:
 
     async def _deliver(self, channel: Channel, message: Message) -> Delivery:
         for attempt in range(1, self.retries + 2):
-            ok = await asyncio.to_thread(_send_once, channel, message)
+            ok = await self.pool.run(lambda: _send_once(channel, message, self.allowed))
             channel.record(ok)
             if self._counter is not None:
                 self._counter.inc(channel.name, "ok" if ok else "failed")
@@ -102,7 +108,14 @@ class Notifier:
             logging.getLogger(name).removeFilter(self._filter)
 
 
-def _send_once(channel: Channel, message: Message) -> bool:
+def _send_once(channel: Channel, message: Message, allowed: Callable[[str], bool]) -> bool:
+    if channel.public_only:
+        with public_only(allowed):
+            return _send(channel, message)
+    return _send(channel, message)
+
+
+def _send(channel: Channel, message: Message) -> bool:
     sender = apprise.Apprise()
     sender.add(channel.plugin)
     body, fmt = ((message.markdown, apprise.NotifyFormat.MARKDOWN) if channel.markdown
