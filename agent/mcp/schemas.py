@@ -158,6 +158,7 @@ class HistoryOut(BaseModel):
     period: PeriodOut
     words: str
     items: list[SeenItem] = Field(description="matching items listed within the period, best placed first")
+    cut: str | None = Field(default=None, description="why the search stopped short of the whole period, if it did")
 
 
 class HeatPointOut(BaseModel):

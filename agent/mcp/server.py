@@ -278,7 +278,9 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                  f"{s.name}" for i, s in enumerate(items)]
         text = (f"Listed {span.label} with “{words}”:\n" + "\n".join(lines)) if items else (
             f"Nothing listed {span.label} has “{words}” in its title.")
-        return _result(text, HistoryOut(period=PeriodOut.of(span), words=words, items=items))
+        if found.cut:
+            text += f"\n(not the whole period: {found.cut})"
+        return _result(text, HistoryOut(period=PeriodOut.of(span), words=words, items=items, cut=found.cut))
 
     @server.tool(title="Heat over time", annotations=_READ_ONLY)
     async def heat_over_time(

@@ -152,4 +152,14 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at  TEXT NOT NULL
     );
     """,
+    # 8: an alert is claimed, then sent, then marked: `state` pending until a channel took it (or it
+    # expired), `lease_until` while one instance is sending it, so a kill between claim and send is
+    # sent later by whoever claims it next; the rows before this were sent
+    """
+    ALTER TABLE watch_alerts ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
+    ALTER TABLE watch_alerts ADD COLUMN lease_until TEXT;
+    ALTER TABLE watch_alerts ADD COLUMN expires_at TEXT;
+    ALTER TABLE watch_alerts ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX watch_alerts_pending ON watch_alerts (state, lease_until);
+    """,
 )

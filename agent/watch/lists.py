@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,8 +21,11 @@ import yaml
 
 from ..errors import ConfigError
 from ..notify import Notifier
-from ..store.watch_lists import lists_since, save_list
-from .rules import WatchGroup, parse_watch
+from ..notify.channel import ADMIN_KEY, CLIENT_KEY, ChannelPolicy
+from ..notify.outbox import Outbox
+from ..notify.sending import is_global_address
+from ..store.watch_lists import Role, lists_since, revoked_owners, save_list
+from .rules import MAX_MEANINGS, WatchGroup, parse_watch
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -48,6 +52,13 @@ class Alert:
         return {"group": self.group, "story_id": self.story_id, "title": self.title,
                 "platforms": [{"platform": s, "rank": r} for s, r in self.places], "url": self.url,
                 "again": self.again, "at": self.at.isoformat()}
+
+    @classmethod
+    def of(cls, public: dict[str, Any]) -> Alert:
+        """The alert as `public()` wrote it (the store keeps that)."""
+        return cls(group=public["group"], story_id=public["story_id"], title=public["title"],
+                   places=tuple((p["platform"], p["rank"]) for p in public["platforms"]), url=public["url"],
+                   again=bool(public["again"]), at=datetime.fromisoformat(public["at"]))
 
 
 @dataclass
@@ -84,10 +95,17 @@ def watch_text(settings: Settings) -> str:
     return text
 
 
+POLICIES: dict[Role, ChannelPolicy] = {"client": CLIENT_KEY, "admin": ADMIN_KEY}
+CLIENT_RETRIES = 1  # a key's channel: one more try at once; later checks retry the alert until it expires
+
+
 class WatchLists:
-    def __init__(self, operator_text: str, *, store: Store | None = None, folder: Path | None = None) -> None:
+    def __init__(self, operator_text: str, *, store: Store | None = None, folder: Path | None = None,
+                 allowed: Callable[[str], bool] = is_global_address) -> None:
         self.owners: dict[str, Owner] = {}
         self.store = store
+        self.outbox = Outbox()  # every owner's pushes, sent by workers of their own
+        self.allowed = allowed  # the addresses a key's channels may reach (global ones)
         self._seen = ""  # the newest `updated_at` read from the store
         if operator_text.strip():
             self.owners[OPERATOR] = Owner(text=operator_text, groups=parse_watch(operator_text))
@@ -111,22 +129,30 @@ class WatchLists:
             return
         for saved in lists_since(self.store, self._seen):
             try:
-                self._hold(saved.owner, saved.text, saved.urls)
+                self._hold(saved.owner, saved.text, saved.urls, saved.role)
             except ConfigError as exc:
                 log.warning("watch list of %s not loaded: %s", saved.owner[:8], type(exc).__name__)
             self._seen = max(self._seen, saved.updated_at)
+        for owner in revoked_owners(self.store) & self.owners.keys():  # a key's lists end with the key
+            self._drop(owner)
 
-    def set(self, owner: str, text: str, urls: list[str]) -> Owner:
+    def set(self, owner: str, text: str, urls: list[str], role: Role = "client") -> Owner:
         """Replace `owner`'s list (ConfigError for a mistake in it, before anything changes), in the
-        store when there is one; blocking."""
-        held = self._hold(owner, text, urls)
+        store when there is one; blocking. `role`: the key's, which says what channels it may set."""
+        held = self._hold(owner, text, urls, role)
         if self.store is not None:
-            save_list(self.store, owner, text, urls)
+            save_list(self.store, owner, text, urls, role)
         return held
 
-    def _hold(self, owner: str, text: str, urls: list[str]) -> Owner:
-        groups = parse_watch(text)
-        notifier = Notifier(urls) if urls else None
+    def _drop(self, owner: str) -> None:
+        held = self.owners.pop(owner)
+        if held.notifier is not None:
+            held.notifier.close()
+
+    def _hold(self, owner: str, text: str, urls: list[str], role: Role = "client") -> Owner:
+        groups = parse_watch(text, meanings=MAX_MEANINGS if owner != OPERATOR else None)
+        notifier = (Notifier(urls, policy=POLICIES[role], retries=CLIENT_RETRIES, allowed=self.allowed)
+                    if urls else None)
         old = self.owners.get(owner)
         if old is not None and old.notifier is not None:
             old.notifier.close()
@@ -135,6 +161,7 @@ class WatchLists:
         return held
 
     def close(self) -> None:
+        self.outbox.close()
         for owner in self.owners.values():
             if owner.notifier is not None:
                 owner.notifier.close()

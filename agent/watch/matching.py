@@ -18,8 +18,8 @@ def story_text(titles: Iterable[str]) -> str:
 def group_matches(group: WatchGroup, text: str, *, meant: bool = False) -> bool:
     """`text` from `story_text`: any plain word or `~` meaning (when there are any; `meant`: the ranker
     matched one of the group's meanings to this story), every `+` word, no `!` word."""
-    if (group.any_of or group.meanings) and not (meant or any(t.pattern.search(text) for t in group.any_of)):
+    if (group.any_of or group.meanings) and not (meant or any(t.found(text) for t in group.any_of)):
         return False
-    if not all(t.pattern.search(text) for t in group.required):
+    if not all(t.found(text) for t in group.required):
         return False
-    return not any(t.pattern.search(text) for t in group.excluded)
+    return not any(t.found(text) for t in group.excluded)

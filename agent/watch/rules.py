@@ -5,7 +5,9 @@ the groups and each line is a word of its group, as there. In a group:
 
 - `word`: any one of the group's plain words must appear (none written: the `+` words suffice);
 - `+word`: must appear; `!word`: must not;
-- `/regex/`: a word written as a regular expression (case-blind; `\\s`, not a space, since spaces part words);
+- `/regex/`: a word written as a regular expression (case-blind; `\\s`, not a space, since spaces part words),
+  matched by the `regex` package under a deadline of `REGEX_TIMEOUT_S` per title: one that runs past it
+  (catastrophic backtracking) matches nothing from then on (`SlowPattern` is raised once, the first time);
 - `@N`: at most N alerts of this group per fetch cycle (TrendRadar's cap on a group's items);
 - `^N`: alert a story once more when it reaches N platforms (it grew from 2 to 4: `^4`).
 """
@@ -13,16 +15,25 @@ the groups and each line is a word of its group, as there. In a group:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..errors import ConfigError
+import regex
+
+from ..errors import ConfigError, TrendLensError
 from ..text import HAN, HANGUL, KANA
 
-__all__ = ["MAX_GROUPS", "Term", "WatchGroup", "parse_watch"]
+__all__ = ["MAX_GROUPS", "MAX_MEANINGS", "REGEX_TIMEOUT_S", "SlowPattern", "Term", "WatchGroup", "parse_watch"]
 
 MAX_GROUPS = 100  # one key's lists are checked against every story after every cycle: bounded
 MAX_TERMS = 30
 MAX_TERM_CHARS = 100
+# a key's `~` meanings, every group together: each is a ranking on the shared encoder per index generation
+MAX_MEANINGS = 10
+REGEX_TIMEOUT_S = 0.05  # one `/regex/` word against one story's titles
+
+
+class SlowPattern(TrendLensError):
+    """A `/regex/` word ran past REGEX_TIMEOUT_S; from now on it matches nothing."""
 # scripts matched as substrings: Han and kana are written without spaces, and a Korean word takes
 # particles straight after it (서울에서), so none of the three has word boundaries to match on
 _CJK = re.compile(rf"[{KANA}{HAN}{HANGUL}]")
@@ -31,14 +42,30 @@ _CJK = re.compile(rf"[{KANA}{HAN}{HANGUL}]")
 @dataclass(frozen=True)
 class Term:
     text: str  # as written, without its mark
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str] | regex.Pattern[str]
+    written: bool = False  # a `/regex/` a person wrote: matched under the deadline
+    _slow: list[bool] = field(default_factory=list, compare=False, repr=False)  # [True] once it ran past it
+
+    def found(self, text: str) -> bool:
+        """Whether the word is in `text`; SlowPattern the first time a written regex runs out of time."""
+        if not self.written:
+            return self.pattern.search(text) is not None
+        if self._slow:
+            return False
+        try:
+            found = self.pattern.search(text, timeout=REGEX_TIMEOUT_S, concurrent=True)  # type: ignore[call-overload]
+            return found is not None
+        except TimeoutError:
+            self._slow.append(True)
+            raise SlowPattern(f"{self.text!r} took longer than {REGEX_TIMEOUT_S * 1000:.0f} ms on one title; "
+                              "it matches nothing until it is rewritten (no nested repetition)") from None
 
     @classmethod
     def of(cls, text: str) -> Term:
         if len(text) > 2 and text.startswith("/") and text.endswith("/"):
             try:
-                return cls(text, re.compile(text[1:-1], re.I))
-            except re.error as exc:
+                return cls(text, regex.compile(text[1:-1], regex.I | regex.V0), written=True)
+            except (regex.error, OverflowError, ValueError, RecursionError) as exc:
                 raise ConfigError(f"watch: {text!r} is not a regular expression ({exc})") from None
         folded = text.casefold()
         if _CJK.search(folded):  # Chinese (and Japanese, Korean) has no spaces between words: a substring
@@ -66,7 +93,9 @@ def _group(words: list[str]) -> WatchGroup | None:
     excluded: list[Term] = []
     meanings: list[str] = []
     cap = again = None
-    for word in words[:MAX_TERMS]:
+    if len(words) > MAX_TERMS:
+        raise ConfigError(f"watch: a group of {len(words)} words ({' '.join(words[:3])[:40]!r}…); at most {MAX_TERMS}")
+    for word in words:
         if len(word) > MAX_TERM_CHARS:
             raise ConfigError(f"watch: a word of more than {MAX_TERM_CHARS} characters ({word[:20]!r}…)")
         if re.fullmatch(r"@\d{1,4}", word):
@@ -88,8 +117,9 @@ def _group(words: list[str]) -> WatchGroup | None:
                       meanings=tuple(meanings))
 
 
-def parse_watch(text: str) -> list[WatchGroup]:
-    """The groups of a watch list; a mistake (a broken regex, too many groups) is a ConfigError."""
+def parse_watch(text: str, *, meanings: int | None = None) -> list[WatchGroup]:
+    """The groups of a watch list; a mistake (a broken regex, too many groups, more than `meanings`
+    `~` meanings in all) is a ConfigError."""
     lines = [line.split("#", 1)[0] if line.lstrip().startswith("#") else line for line in text.splitlines()]
     if any(not line.strip() for line in lines) and sum(bool(line.strip()) for line in lines) > 1:
         # TrendRadar's file: blank lines part groups, each line holds one word of its group
@@ -104,4 +134,8 @@ def parse_watch(text: str) -> list[WatchGroup]:
     groups = [g for g in (_group(b) for b in blocks if b) if g is not None]
     if len(groups) > MAX_GROUPS:
         raise ConfigError(f"watch: {len(groups)} groups; at most {MAX_GROUPS}")
+    held = len({m for g in groups for m in g.meanings})
+    if meanings is not None and held > meanings:
+        raise ConfigError(f"watch: {held} ~meanings; at most {meanings} per key (each is ranked against every "
+                          "story after every fetch)")
     return groups

@@ -4,25 +4,33 @@ group, to the owner's channels (the operator's: TRENDLENS_NOTIFY_URLS) and its `
 A story is the cross-platform story the index groups (one event on Weibo, Zhihu and Baidu is one
 story), so the same event seen on a second platform is not a second alert; a group with `^N` alerts
 once more when its story reaches N platforms.
+
+Each alert is claimed in the store (agent/store/alerts.py), handed to the outbox and marked sent
+once a channel took it: the check (and so the fetch cycle that runs it) never waits for a channel,
+and an alert that was not sent is claimed again at a later check until it expires.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from agent.ranking.query import RankQuery
 from agent.sources.links import safe_link
 from agent.store import Store
-from agent.store.alerts import alerted_platforms, save_alert
+from agent.store.alerts import ALERT_LEASE, Claim, claim_alert, mark_sent, reclaim_due, renew
 
 from ..models import Topic, utcnow
 from ..notify import Notifier, alert_message
 from ..notify.message import Story
+from ..notify.outbox import Push
 from .lists import OPERATOR, Alert, WatchLists
 from .matching import group_matches, story_text
+from .rules import SlowPattern
 
 if TYPE_CHECKING:
     from agent.index.topic_index import TopicIndex
@@ -30,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["MEANING_TOP_K", "Watcher"]
 
 MEANING_TOP_K = 5  # stories a `~` meaning may match per cycle: the ranker's best past the gate
+log = logging.getLogger("trendlens.watch")
+
 
 @dataclass(frozen=True)
 class _Story:
@@ -41,30 +51,79 @@ class _Story:
         return {t.source for t in self.members}
 
 
+@dataclass(frozen=True)
+class _Due:
+    claim: Claim
+    retried: bool = False  # claimed again: an earlier check's alert that was not sent
+
+
+def _generation(index: object) -> int | None:
+    view = getattr(index, "view", None)
+    return getattr(view, "generation", None)
+
+
 class Watcher:
-    def __init__(self, index: TopicIndex, notifier: Notifier, lists: WatchLists, store: Store) -> None:
+    def __init__(self, index: TopicIndex, notifier: Notifier, lists: WatchLists, store: Store, *,
+                 lease: timedelta = ALERT_LEASE) -> None:
         self.index = index
         self.notifier = notifier
         self.lists = lists
         self.store = store  # which stories each owner's groups alerted (agent/store/alerts.py)
+        self.lease = lease  # how long a claimed alert waits for its send before it is claimed again
+        self._meant: tuple[int, dict[str, frozenset[str]]] | None = None  # (index generation, meanings)
+
+    @property
+    def outbox(self):  # noqa: ANN201 - the lists' outbox (agent/notify/outbox.py)
+        return self.lists.outbox
 
     async def after_cycle(self, outcomes: Sequence[object]) -> None:
         """The collector's listener (after the index's): alert what this cycle shows first."""
         await self.check()
 
     async def check(self) -> list[tuple[str, Alert]]:
-        """Send the alerts due now; (owner, alert) for each."""
-        sent: list[tuple[str, Alert]] = []
+        """Claim the alerts due now and hand them to the outbox, with those an earlier check claimed and
+        did not get sent; (owner, alert) for each newly due. Never waits for a channel."""
         await asyncio.to_thread(self.lists.refresh)  # lists another instance saved since the last check
         meant = await self.meant()
-        for owner, alert in await asyncio.to_thread(self.scan, meant):
-            held = self.lists.owners[owner]
-            channels = held.notifier if owner != OPERATOR else self.notifier
-            if channels:
-                story = Story(title=alert.title, places=alert.places, url=alert.url)
-                await channels.send(alert_message(story, group=alert.group, again=alert.again))
-            sent.append((owner, alert))
-        return sent
+        due = await asyncio.to_thread(self._claim, meant)
+        for claim in due:
+            self._offer(claim)
+        return [(d.claim.owner, Alert.of(d.claim.alert)) for d in due if not d.retried]
+
+    def _claim(self, meant: Mapping[str, frozenset[str]]) -> list[_Due]:
+        fresh = [_Due(c) for c in self.scan(meant)]
+        just = frozenset((d.claim.owner, d.claim.group, d.claim.story_id) for d in fresh)
+        return fresh + [_Due(c, retried=True) for c in reclaim_due(self.store, utcnow(), lease=self.lease, skip=just)]
+
+    def _offer(self, due: _Due) -> None:
+        claim = due.claim
+        held = self.lists.owners.get(claim.owner)
+        channels = self.notifier if claim.owner == OPERATOR else (held.notifier if held else None)
+        if not channels:  # nowhere to push: GET /v1/alerts is where it is read
+            self._mark(claim)
+            return
+        alert = Alert.of(claim.alert)
+        story = Story(title=alert.title, places=alert.places, url=alert.url)
+        message = alert_message(story, group=alert.group, again=alert.again)
+
+        held_claim = claim
+
+        async def ready() -> bool:  # still ours after the wait in the queue: renew the lease for the send
+            nonlocal held_claim
+            renewed = await asyncio.to_thread(renew, self.store, claim, utcnow(), self.lease)
+            held_claim = renewed or claim
+            return renewed is not None
+
+        async def done(sent: bool) -> None:
+            if sent:
+                await asyncio.to_thread(mark_sent, self.store, held_claim)
+            # unsent: stays pending; claimed again once its lease ends, until it expires
+
+        if not self.outbox.offer(Push(notifier=channels, message=message, done=done, ready=ready)):
+            log.warning("push queue full: an alert of %s waits for a later check", claim.owner[:8])
+
+    def _mark(self, claim: Claim) -> None:
+        mark_sent(self.store, claim)
 
     def stories(self) -> list[_Story]:
         grouped: dict[str, list[Topic]] = {}
@@ -77,19 +136,24 @@ class Watcher:
         """Each `~` meaning of every group → the stories the ranker matches it to, past the live gate's
         relevance evidence (the bar a caption needs at the table), so a vague meaning alerts nothing."""
         meanings = {m for held in self.lists.owners.values() for g in held.groups for m in g.meanings}
-        out: dict[str, frozenset[str]] = {}
-        for meaning in sorted(meanings):
+        generation = _generation(self.index)
+        cached = self._meant[1] if self._meant is not None and self._meant[0] == generation else {}
+        # each meaning is ranked once per index generation, however many lists hold it
+        out = {m: cached[m] for m in meanings if m in cached}
+        for meaning in sorted(meanings - out.keys()):
             ranked = await self.index.rank(RankQuery(text=meaning, top_k=MEANING_TOP_K, gate=True))
             out[meaning] = frozenset(self.index.story_key(r.topic.id) for r in ranked)
+        if generation is not None:
+            self._meant = (generation, out)
         return out
 
-    def scan(self, meant: Mapping[str, frozenset[str]] | None = None) -> list[tuple[str, Alert]]:
-        """The alerts due now, each owner's and group's; marks them sent (in the store: blocking).
+    def scan(self, meant: Mapping[str, frozenset[str]] | None = None) -> list[Claim]:
+        """The alerts due now, each owner's and group's, claimed in the store for this caller (blocking).
         `meant`: what `meant()` found for the groups' `~` meanings."""
         meant = meant or {}
         stories = self.stories()
         texts = {s.id: story_text(t.title for t in s.members) for s in stories}
-        due: list[tuple[str, Alert]] = []
+        due: list[Claim] = []
         now = utcnow()
         for owner, held in list(self.lists.owners.items()):
             for group in held.groups:
@@ -98,22 +162,25 @@ class Watcher:
                     if group.cap is not None and count >= group.cap:
                         break
                     by_meaning = any(story.id in meant.get(m, ()) for m in group.meanings)
-                    if not group_matches(group, texts[story.id], meant=by_meaning):
+                    try:
+                        if not group_matches(group, texts[story.id], meant=by_meaning):
+                            continue
+                    except SlowPattern as exc:  # once per word: it matches nothing from now on
+                        log.warning("watch list of %s: %s", owner[:8], exc)
                         continue
                     n = len(story.platforms)
-                    before = alerted_platforms(self.store, owner, group.name, story.id)
-                    again = before is not None
-                    if before is not None and not (group.again_at and before < group.again_at <= n):
-                        continue
                     lead = story.members[0]
                     places = tuple(sorted(((t.source, t.rank) for t in story.members),
                                           key=lambda p: p[1] or 10**6))
                     alert = Alert(group=group.name, story_id=story.id, title=lead.title, places=places,
                                   url=next((u for t in story.members if (u := safe_link(t))), None),
-                                  again=again, at=now)
-                    save_alert(self.store, owner, group.name, story.id, platforms=n, at=now.isoformat(),
-                               alert=alert.public())
-                    due.append((owner, alert))
+                                  again=False, at=now)
+                    claim = claim_alert(self.store, owner, group.name, story.id, platforms=n,
+                                        again_at=group.again_at, now=now, first=alert.public(),
+                                        again=replace(alert, again=True).public(), lease=self.lease)
+                    if claim is None:
+                        continue
+                    due.append(claim)
                     count += 1
         return due
 

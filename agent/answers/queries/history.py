@@ -6,6 +6,7 @@ answers for items no longer on any list.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,11 +17,21 @@ from agent.store import Store
 from agent.store.periods import SeenTopic, seen_between
 from agent.store.records import HeatPoint
 from agent.watch.matching import group_matches, story_text
-from agent.watch.rules import parse_watch
+from agent.watch.rules import SlowPattern, parse_watch
 
 from .periods import Period, parse_period
 
-__all__ = ["Comparison", "HeatLine", "compare_periods", "heat_over_time", "search_history"]
+__all__ = ["MATCH_BUDGET_S", "SEARCHED_ROWS", "Comparison", "HeatLine", "Matches", "compare_periods",
+           "heat_over_time", "search_history"]
+
+SEARCHED_ROWS = 20_000  # the best-placed items of a period a search reads
+MATCH_BUDGET_S = 2.0  # matching them, in a worker thread: past this the search stops and says so
+
+
+class Matches(list[SeenTopic]):
+    """The items found, best placed first, and `cut`: why the search stopped short (None: it did not)."""
+
+    cut: str | None = None
 
 
 def _matcher(words: str) -> Callable[[str], bool]:
@@ -38,12 +49,37 @@ def _matcher(words: str) -> Callable[[str], bool]:
 
 
 async def search_history(store: Store, words: str, period: str, *, now: datetime, limit: int = 20,
-                         ) -> tuple[Period, list[SeenTopic]]:
-    """Items whose title matches `words`, listed by some platform within `period`, best placed first."""
+                         budget_s: float = MATCH_BUDGET_S) -> tuple[Period, Matches]:
+    """Items whose title matches `words`, listed by some platform within `period`, best placed first.
+    Read and matched off the event loop, within `budget_s`; what was left unsearched is said in `cut`."""
     span = parse_period(period, now=now)
     matches = _matcher(words)
-    seen = await asyncio.to_thread(seen_between, store, span.since, span.until)
-    return span, [s for s in seen if matches(s.title)][:limit]
+
+    def search() -> Matches:
+        seen = seen_between(store, span.since, span.until, limit=SEARCHED_ROWS)
+        return _matching(seen, matches, limit, budget_s)
+
+    return span, await asyncio.to_thread(search)
+
+
+def _matching(seen: list[SeenTopic], matches: Callable[[str], bool], limit: int, budget_s: float) -> Matches:
+    found = Matches()
+    deadline = time.monotonic() + budget_s
+    for n, item in enumerate(seen):
+        if n % 64 == 0 and time.monotonic() > deadline:
+            found.cut = f"matching stopped after {budget_s:g} s: {n} of {len(seen)} items searched"
+            return found
+        try:
+            if matches(item.title):
+                found.append(item)
+        except SlowPattern as exc:
+            found.cut = f"{exc}; {n} of {len(seen)} items searched"
+            return found
+        if len(found) >= limit:
+            return found
+    if len(seen) >= SEARCHED_ROWS:
+        found.cut = f"only the {SEARCHED_ROWS} best-placed items of the period were searched"
+    return found
 
 
 @dataclass(frozen=True)

@@ -45,11 +45,16 @@ async def readyz(store: StoreDep, index: IndexDep, collector: CollectorDep, runt
     channels_failing = runtime.notifier.failing()
     if channels_failing:
         reasons.append(f"push channels failing: {', '.join(channels_failing)}")
+    outbox = runtime.watcher.outbox
+    if outbox.backed_up:
+        # the pushes wait on channels slower than what is due: alerts are late, nothing else is
+        reasons.append(f"push queue backed up: {outbox.waiting} waiting, {outbox.refused} refused")
     status = "ready" if not reasons else "degraded"
     body = {"status": status, "reasons": reasons, "topics": len(index.stored),
             "model": index.model_name, "replaying_fixtures": collector.replaying,
             "data": SYNTHETIC if replaying else "live",
-            "sources_failing": failing, "notify": [h.public() for h in runtime.notifier.health()]}
+            "sources_failing": failing, "notify": [h.public() for h in runtime.notifier.health()],
+            "push_queue": {"waiting": outbox.waiting, "refused": outbox.refused, "size": outbox.size}}
     # degraded still serves (lexical ranking, last good snapshots): 200 keeps it in rotation
     return JSONResponse(body, status_code=503 if index.ranker is None else 200)
 

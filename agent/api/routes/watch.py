@@ -7,11 +7,13 @@ a key's channels are apprise URLs, named back only by scheme and place (`tgram#1
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from ...errors import ConfigError
+from ...notify.channel import MAX_URL_CHARS
 from ...store.alerts import recent_alerts
 from ...watch import Watcher
 from ...watch.lists import ALERTS_KEPT, Owner
@@ -25,8 +27,11 @@ router = APIRouter(prefix="/v1", tags=["watch"], responses=AUTHED_ERRORS)
 class WatchIn(BaseModel):
     watch: str = Field(max_length=10_000, description="groups: `;` or new lines between them, spaces between "
                                                       "words; +word required, !word excluded, /regex/, @N, ^N")
-    notify_urls: list[str] = Field(default_factory=list, max_length=10, description=(
-        "apprise URLs this key's alerts go to (none: only GET /v1/alerts)"))
+    notify_urls: list[Annotated[str, Field(max_length=MAX_URL_CHARS)]] = Field(
+        default_factory=list, max_length=10, description=(
+            "apprise URLs this key's alerts go to (none: only GET /v1/alerts); a client key may use the "
+            "services docs/security.md lists, without options that choose a method, header, field, template "
+            "or timeout, and only public hosts"))
 
 
 class WatchOut(BaseModel):
@@ -43,12 +48,14 @@ def _out(owner: Owner | None) -> WatchOut:
 
 
 @router.put("/watch", summary="Set this key's watch list and push channels")
-async def put_watch(body: WatchIn, key: ApiKey, runtime: RuntimeDep) -> WatchOut:
+async def put_watch(body: WatchIn, key: ApiKey, runtime: RuntimeDep, request: Request) -> WatchOut:
     watcher: Watcher = runtime.watcher
+    role = request.app.state.keys.role(key)
     try:
-        owner = await asyncio.to_thread(watcher.lists.set, key_id(key), body.watch, body.notify_urls)
+        owner = await asyncio.to_thread(watcher.lists.set, key_id(key), body.watch, body.notify_urls, role)
     except ConfigError as exc:
-        raise ApiError(422, str(exc), param="watch") from None
+        param = "notify_urls" if str(exc).startswith("channel") else "watch"
+        raise ApiError(422, str(exc), param=param) from None
     return _out(owner)
 
 
@@ -57,6 +64,7 @@ async def get_watch(key: ApiKey, runtime: RuntimeDep) -> WatchOut:
     return _out(runtime.watcher.lists.owners.get(key_id(key)))
 
 
-@router.get("/alerts", summary="The alerts this key's watch list raised, newest first")
+@router.get("/alerts", summary="The alerts this key's watch list raised, newest first, each with its `state` "
+                                "(sent, pending: retried until `expires_at`, expired)")
 async def alerts(key: ApiKey, runtime: RuntimeDep) -> dict:
     return {"items": await asyncio.to_thread(recent_alerts, runtime.store, key_id(key), ALERTS_KEPT)}

@@ -1,0 +1,101 @@
+"""Watch alerts exactly once: claimed in the store, sent, then marked, whoever else checks at the same time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import timedelta
+
+from agent.models import Topic
+from agent.notify import Notifier
+from agent.watch import Watcher, WatchLists
+from tests.notify.receiver import receiver
+
+STORIES = 100
+CHECKS = 8
+
+
+class Index:
+    """The two things the watcher reads of the topic index: current topics and their story."""
+
+    def __init__(self, n: int) -> None:
+        topics = [Topic(source="weibo", item_id=str(i), title=f"机器人新闻第{i}条", rank=i) for i in range(1, n + 1)]
+        self.stored = {t.id: type("Stored", (), {"topic": t})() for t in topics}
+
+    def story_key(self, topic_id: str) -> str:
+        return "s-" + topic_id
+
+
+async def drained(watchers: list[Watcher]) -> None:
+    for w in watchers:
+        await w.outbox.drain()
+
+
+def test_concurrent_checks_alert_every_story_exactly_once(store) -> None:
+    index = Index(STORIES)
+    for trial in range(5):
+        group = f"机器人 #{trial}"  # a fresh group each trial: every story is due once more
+
+        async def run(url: str, group: str = group) -> list[str]:
+            # eight checks at once, as from eight instances sharing the database
+            watchers = [Watcher(index, Notifier([url]), WatchLists(group), store)  # type: ignore[arg-type]
+                        for _ in range(CHECKS)]
+            found = await asyncio.gather(*(w.check() for w in watchers))
+            await drained(watchers)
+            for w in watchers:
+                w.lists.close()
+            return [a.story_id for due in found for _, a in due]
+
+        with receiver() as r:
+            claimed = asyncio.run(run(r.url()))
+        sent = Counter(body["message"] for body in r.bodies())
+        assert sorted(claimed) == sorted(f"s-weibo:{i}" for i in range(1, STORIES + 1)), trial
+        assert len(sent) == STORIES and set(sent.values()) == {1}, trial
+
+
+def test_an_alert_claimed_and_never_sent_is_sent_by_the_next_check(store) -> None:
+    index = Index(3)
+    with receiver() as r:
+        async def run() -> None:
+            dying = Watcher(index, Notifier([r.url()]), WatchLists("机器人"), store,  # type: ignore[arg-type]
+                            lease=timedelta(0))
+            assert len(dying.scan()) == 3  # claimed, then the process is killed before it sends
+            dying.lists.close()
+            later = Watcher(index, Notifier([r.url()]), WatchLists("机器人"), store,  # type: ignore[arg-type]
+                            lease=timedelta(seconds=60))
+            assert await later.check() == []  # nothing newly due: the three are retries
+            await later.outbox.drain()
+            await later.check()  # sent and marked: never again
+            await later.outbox.drain()
+            later.lists.close()
+
+        asyncio.run(run())
+    assert len(r.bodies()) == 3
+
+
+def test_a_channel_that_fails_keeps_its_alert_pending_until_it_is_sent(store) -> None:
+    from agent.store.alerts import recent_alerts
+    from agent.watch.lists import OPERATOR
+
+    index = Index(1)
+    with receiver() as r:
+        r.failing.add("/hook")
+
+        async def run() -> None:
+            watcher = Watcher(index, Notifier([r.url()], retries=0), WatchLists("机器人"), store,  # type: ignore[arg-type]
+                              lease=timedelta(0))
+            await watcher.check()
+            await watcher.outbox.drain()
+            [pending] = recent_alerts(store, OPERATOR)
+            assert pending["state"] == "pending" and pending["expires_at"]
+            r.failing.clear()
+            await watcher.check()  # its lease is over: claimed again, sent this time
+            await watcher.outbox.drain()
+            await watcher.check()
+            await watcher.outbox.drain()
+            watcher.lists.close()
+
+        asyncio.run(run())
+    assert len(r.bodies()) == 2  # the failed try, then the one that got through; none after
+    [sent] = recent_alerts(store, OPERATOR)
+    assert sent["state"] == "sent"

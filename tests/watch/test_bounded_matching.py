@@ -1,0 +1,63 @@
+"""A `/regex/` word or a history search a person wrote cannot hold the service: bounded in time, the cut said."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.answers.queries.history import search_history
+from agent.collect.fetching import SourceOutcome
+from agent.errors import ConfigError
+from agent.models import Topic
+from agent.watch import group_matches, parse_watch
+from agent.watch.matching import story_text
+from agent.watch.rules import SlowPattern
+
+SLOW = "/(a|aa|aaa)+$/"  # backtracks exponentially in `re` and in `regex` alike
+TITLE = "a" * 60 + "!"
+
+
+def test_a_catastrophic_regex_gives_up_within_its_deadline_and_then_matches_nothing() -> None:
+    [group] = parse_watch(SLOW)
+    start = time.monotonic()
+    with pytest.raises(SlowPattern, match="took longer than"):
+        group_matches(group, story_text([TITLE]))
+    assert not group_matches(group, story_text([TITLE]))  # from then on: no match, at once
+    assert time.monotonic() - start < 1
+
+
+@pytest.mark.parametrize("word", ["/a{4294967295}/", "/[unclosed/", "/(?<x/"])
+def test_a_regex_that_cannot_compile_is_a_config_error(word: str) -> None:
+    with pytest.raises(ConfigError, match="regular expression"):
+        parse_watch(word)
+
+
+def test_words_past_the_thirtieth_are_refused_not_dropped() -> None:
+    with pytest.raises(ConfigError, match="at most 30"):
+        parse_watch(" ".join(f"w{n}" for n in range(31)))
+
+
+def _stored(store, titles: list[str]) -> None:
+    topics = [Topic(source="weibo", item_id=str(n), title=t, rank=n + 1) for n, t in enumerate(titles)]
+    store.record_cycle([SourceOutcome(source="weibo", topics=topics, elapsed_s=0.1)])
+
+
+def test_a_history_search_with_a_catastrophic_regex_answers_at_once_and_says_where_it_stopped(store) -> None:
+    _stored(store, ["机器人扭秧歌", TITLE, TITLE + "b"])
+    now = datetime.now(UTC) + timedelta(minutes=1)
+
+    start = time.monotonic()
+    _, found = asyncio.run(search_history(store, SLOW, "today", now=now))
+    took = time.monotonic() - start
+    assert took < 2.5
+    assert found == [] and found.cut and "took longer than" in found.cut  # type: ignore[attr-defined]
+
+
+def test_a_history_search_past_its_budget_says_how_much_it_searched(store) -> None:
+    _stored(store, [f"标题{n}" for n in range(300)])
+    now = datetime.now(UTC) + timedelta(minutes=1)
+    _, found = asyncio.run(search_history(store, "机器人", "today", now=now, budget_s=0))
+    assert found == [] and found.cut and "of 300 items searched" in found.cut
