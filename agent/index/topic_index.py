@@ -34,7 +34,8 @@ from agent.ranking.pacing import a_build
 from agent.store import DataVersion, Store, StoredTopic, current_order
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
 from agent.stories.linking import Story
-from agent.stories.occasions import Occasion, occasion_of
+from agent.stories.occasions import Occasion
+from agent.stories.published import StoryView
 
 if TYPE_CHECKING:
     from agent.index.model_loading import LoadedRanker
@@ -55,14 +56,36 @@ class IndexView:
     """One published generation of the index; never mutated after it is published."""
 
     stored: Mapping[str, StoredTopic] = field(default_factory=dict)  # topic id -> its stored row
-    clusters: Mapping[str, Story] = field(default_factory=dict)  # topic id -> its cluster
-    members: Mapping[str, frozenset[str]] = field(default_factory=dict)  # cluster id -> its topic ids
-    stories: tuple[Story, ...] = ()  # each cluster once, hottest first by fair heat
+    # the stories as the story index published them (stories/published.py): read here, never derived again
+    story_view: StoryView = field(default_factory=StoryView)
     generation: int = 0
-    occasions: tuple[Occasion, ...] = ()  # what many stories share (a gala night), hottest first (stories/occasions.py)
-    occasion_of: Mapping[str, Occasion] = field(default_factory=dict)  # story id -> its occasion
     # (list, opening) pairs that open several of a list's summaries: no item's gist (captions/gist.py)
     repeated_openers: frozenset[tuple[str, str]] = frozenset()
+
+    @property
+    def clusters(self) -> Mapping[str, Story]:
+        """Topic id -> its story."""
+        return self.story_view.story_of
+
+    @property
+    def members(self) -> Mapping[str, frozenset[str]]:
+        """Story id -> its topic ids."""
+        return self.story_view.members
+
+    @property
+    def stories(self) -> tuple[Story, ...]:
+        """Each story once, hottest first by fair heat."""
+        return self.story_view.stories
+
+    @property
+    def occasions(self) -> tuple[Occasion, ...]:
+        """What many stories share (a gala night), most carried first (stories/occasions.py)."""
+        return self.story_view.occasions
+
+    @property
+    def occasion_of(self) -> Mapping[str, Occasion]:
+        """Story id -> the occasion it sits under."""
+        return self.story_view.occasion_of
 
 
 class TopicIndex:
@@ -247,15 +270,13 @@ def _grouped(stories: StoryIndex, ranker: Ranker, snapshot: IndexSnapshot, curre
     it), and the stored rows are read through the snapshot's row of each id (`current` is the snapshot's
     rows, row for row): at 100k held, comprehensions or copies over every topic here cost more than the
     rest of a +50 re-index."""
-    clusters = stories.follow(snapshot, dense=ranker.embedder is not None, cancel=ranker.cancel)
-    story_of, members = stories.story_maps()
+    stories.follow(snapshot, dense=ranker.embedder is not None, cancel=ranker.cancel)
+    view = stories.published  # the stories, their occasions and fair heat, as the story index published them
     # a key held twice (never from a store, whose ids are unique) keeps the last row, as a dict would
     stored = (StoredRows(snapshot.pos, current) if len(snapshot.pos) == len(current)
               else dict(zip(snapshot.ids, current, strict=True)))
-    occasions = tuple(stories.occasions(clusters))
-    return IndexView(stored=stored, clusters=story_of, members=members,
-                     stories=tuple(clusters), generation=generation, occasions=occasions,
-                     occasion_of=occasion_of(occasions), repeated_openers=stories.openers.repeated())
+    return IndexView(stored=stored, story_view=view, generation=generation,
+                     repeated_openers=stories.openers.repeated())
 
 
 class StoredRows(Mapping[str, StoredTopic]):

@@ -62,7 +62,8 @@ from agent.stories.linking import (
     member_terms,
     story_names,
 )
-from agent.stories.occasions import Occasion, find_occasions
+from agent.stories.occasions import Occasion, find_occasions, occasion_of
+from agent.stories.published import StoryView
 
 __all__ = ["StoryIndex", "assignments", "background_of", "cluster_topics", "link_model_for"]
 
@@ -124,6 +125,8 @@ class StoryIndex:
     _attached: dict[str, dict[str, Link]] = field(default_factory=dict)
     _attached_to: dict[str, str] = field(default_factory=dict)  # item -> the root it joined
     _follows: int = 0  # the serial of the snapshot whose topics the last `follow` held (0: none)
+    # what the last update published: one frozen value every reader takes whole (`published.StoryView`)
+    published: StoryView = field(default_factory=StoryView)
 
     def __post_init__(self) -> None:
         self.held = HeldItems(background=self.background, namer=self.namer)
@@ -254,7 +257,16 @@ class StoryIndex:
             ids = [t.id for t in topics]  # `Topic.id` is computed: read it once
         fresh = self._take(topics, vectors, self._rows_to_read(topics, ids, delta))
         self._compare_fresh(fresh, cancel)
-        return self._clusters()
+        stories = self._clusters()
+        self._publish(stories)
+        return stories
+
+    def _publish(self, stories: list[Story]) -> None:
+        """One frozen view of this update's stories and occasions, swapped in whole."""
+        story_of, members = self.story_maps()
+        occasions = tuple(self.occasions(stories))
+        self.published = StoryView(stories=tuple(stories), story_of=story_of, members=members,
+                                   occasions=occasions, occasion_of=occasion_of(occasions))
 
     def _rows_to_read(self, topics: Sequence[Topic], ids: Sequence[str],
                       delta: SnapshotDelta | None) -> Iterable[tuple[str, int]]:
