@@ -158,6 +158,7 @@ class Runtime:
         self.index.attach(await load_ranker(self.settings, self.make_embedder))
         if isinstance(self.hud, RedisFanout):
             await self.hud.start()
+        self.live.start()
         await self.index.refresh()
 
     async def aclose(self) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agent.captions.caption import Caption
 from agent.engine.values import Captioned, Chosen, Said, Silenced
 from agent.live.gating import Decision
-from agent.live.release import ReleaseTimers
+from agent.live.release import DueSweep, ReleaseTimers
 from agent.live.sessions import Session, SessionStore, clean_utterance
 from agent.metrics import StageTimes, decision_timing, timed
 
@@ -53,7 +53,9 @@ class LiveLoop:
         self.sessions = sessions
         self.metrics = metrics
         self.shared = shared  # set when instances share sessions: their live state is loaded and saved per utterance
-        self.timers = ReleaseTimers(self.release)
+        self.timers = ReleaseTimers(self.release)  # one process: a timer per session
+        # several instances: the moment kept in Redis, swept by every instance (release.py)
+        self.sweep = DueSweep(shared.claim_due, self._find, self.release) if shared is not None else None
 
     async def hear(self, session: Session, text: Any, *, final: bool = True, now: float | None = None) -> LiveResult:
         """One utterance in, captions out (usually none): the glasses' whole loop.
@@ -67,11 +69,10 @@ class LiveLoop:
         with decision_timing() as stages:
             async with self._held(session):
                 result = await self._hear(session, clean, warning, final, now)
-                due = session.gate.due()
+                if wall:
+                    await self._due_later(session)
         if self.metrics is not None and result.decision is not None:
             self.metrics.observe_stages(stages)
-        if wall:
-            self.timers.set(session, due)
         return replace(result, stages=stages)
 
     async def release(self, session: Session, *, before: float | None = None) -> LiveResult:
@@ -82,17 +83,39 @@ class LiveLoop:
         async with self._held(session):
             due = session.gate.due()
             if due is None or (due >= before if before is not None else due > time.time() + TIMER_SLACK_S):
+                if before is None:
+                    await self._due_later(session)  # early, or another line moved it: when it is due now
                 return LiveResult()
             # decided at the moment it fell due (a timer fires a little late); the caption's language
             # follows the line it was held back on, the newest
             return await self._run(Said(session, session.window.newest(), due, release=True), "")
 
     def forget(self, session_id: str) -> None:
-        """The session is erased: nothing of it goes up later."""
+        """The session is erased: nothing of it goes up later (the shared due set is cleared with its
+        shared state, `RedisSessionState.forget`)."""
         self.timers.cancel(session_id)
+
+    def start(self) -> None:
+        """Sweep the shared due set, when instances share sessions."""
+        if self.sweep is not None:
+            self.sweep.start()
 
     async def aclose(self) -> None:
         self.timers.close()
+        if self.sweep is not None:
+            await self.sweep.aclose()
+
+    async def _due_later(self, session: Session) -> None:
+        """On the wall clock, with the session's lock held: when its held-back caption goes up by
+        itself, set here (a timer) or, when instances share sessions, in Redis for whichever sweeps."""
+        due = session.gate.due()
+        if self.shared is None:
+            self.timers.set(session, due)
+        else:
+            await self.shared.schedule(session.id, due)
+
+    async def _find(self, session_id: str) -> Session | None:
+        return self.sessions.peek(session_id) or await asyncio.to_thread(self.sessions.get, session_id)
 
     @asynccontextmanager
     async def _held(self, session: Session) -> AsyncIterator[None]:

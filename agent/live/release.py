@@ -7,6 +7,11 @@ line for the moment that story falls due (`SessionGate.due`), which asks the liv
 `release` it. The release decides again under the session's lock, on the state then (another
 line, here or on another instance, may have shown it or something else meanwhile), so a timer
 that fires late or needlessly shows nothing.
+
+When instances share sessions (Redis), a timer in one process would die with it: the moment is
+kept in Redis instead (`RedisSessionState.schedule`), and every instance sweeps for what fell due
+(`DueSweep`), each session claimed by exactly one of them, so the caption goes up on whichever
+instance is alive, and reaches the wearer's display through the shared fan-out.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agent.live.sessions import Session
 
-__all__ = ["ReleaseTimers"]
+__all__ = ["SWEEP_S", "DueSweep", "ReleaseTimers"]
 
 log = logging.getLogger("trendlens.live")
+
+#: How often each instance sweeps the shared due set: a held-back caption goes up at most this late.
+SWEEP_S = 0.25
 
 
 class ReleaseTimers:
@@ -66,10 +74,50 @@ class ReleaseTimers:
         task.add_done_callback(self._running.discard)
 
     async def _run(self, session: Session) -> None:
-        try:
-            await self._release(session)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # no line waits on this: say why once, never with the speech
-            log.warning("session %s: the held-back caption was not released: %s", session.id,
-                        type(exc).__name__)
+        await _released(self._release, session)
+
+
+async def _released(release: Callable[[Session], Awaitable[Any]], session: Session) -> None:
+    try:
+        await release(session)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # no line waits on this: say why once, never with the speech
+        log.warning("session %s: the held-back caption was not released: %s", session.id, type(exc).__name__)
+
+
+class DueSweep:
+    """Every `every_s`, the sessions whose held-back caption fell due, claimed from the shared set
+    (`claim`: one instance gets each), found (`find`: memory, else the shared store) and released."""
+
+    def __init__(self, claim: Callable[[float], Awaitable[list[str]]],
+                 find: Callable[[str], Awaitable[Session | None]],
+                 release: Callable[[Session], Awaitable[Any]], *, every_s: float = SWEEP_S,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._claim, self._find, self._release = claim, find, release
+        self._every_s = every_s
+        self._clock = clock
+        self._task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[Any]] = set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._sweep(), name="held-back-sweep")
+
+    async def aclose(self) -> None:
+        tasks = [t for t in (self._task, *self._running) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._task = None
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self._every_s)
+            for session_id in await self._claim(self._clock()):
+                session = await self._find(session_id)
+                if session is None:  # erased meanwhile
+                    continue
+                task = asyncio.ensure_future(_released(self._release, session))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)

@@ -48,6 +48,14 @@ LOCK_RENEW_S = LOCK_TIMEOUT_S / 3
 LOCK_WAIT_S = 8.0
 RENEW_RETRY_S = 0.2  # after a failed renewal, try again this soon (while the lease lasts)
 
+# KEYS[1] the due set; ARGV now, at most how many. The sessions due by now, each taken out as it is
+# read, so of every instance that sweeps at once exactly one gets each.
+_CLAIM_DUE = """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(ids) do redis.call('ZREM', KEYS[1], id) end
+return ids
+"""
+
 # KEYS[1] the lock, KEYS[2] the state; ARGV our lock token, the state, its TTL. 1 saved, 0 not ours.
 _SAVE_IF_HELD = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -106,7 +114,9 @@ class RedisSessionState:
 
         self._redis: Any = aioredis.from_url(url, **redis_options())
         self._save = self._redis.register_script(_SAVE_IF_HELD)
+        self._claim = self._redis.register_script(_CLAIM_DUE)
         self._prefix = prefix
+        self._due_key = prefix + "due"  # session id -> when its held-back caption falls due
         self.lost_saves = 0  # saves dropped because the lock was no longer ours
 
     @asynccontextmanager
@@ -177,11 +187,37 @@ class RedisSessionState:
     async def aclose(self) -> None:
         await self._redis.aclose()
 
+    async def schedule(self, session_id: str, due: float | None) -> None:
+        """When the session's held-back caption falls due (None: nothing waits), for whichever instance
+        sweeps first (`claim_due`): the caption goes up even if the instance that heard the line is gone."""
+        from redis.exceptions import RedisError
+
+        try:
+            if due is None:
+                await self._redis.zrem(self._due_key, session_id)
+            else:
+                await self._redis.zadd(self._due_key, {session_id: due})
+        except (RedisError, OSError) as exc:  # the line is answered; only its late caption is at stake
+            log.warning("session %s: the held-back caption's time not shared (%s)", session_id,
+                        type(exc).__name__)
+
+    async def claim_due(self, now: float, *, limit: int = 100) -> list[str]:
+        """The sessions whose held-back caption fell due by `now`, each claimed by one instance only."""
+        from redis.exceptions import RedisError
+
+        try:
+            ids = await self._claim(keys=[self._due_key], args=[now, limit])
+        except (RedisError, OSError) as exc:
+            log.warning("held-back captions not swept (%s)", type(exc).__name__)
+            return []
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
+
     async def forget(self, session_id: str) -> None:
         """Erase the session's shared live state (its conversation window included) and its lock."""
         from redis.exceptions import RedisError
 
         try:
+            await self._redis.zrem(self._due_key, session_id)
             await self._redis.delete(self._prefix + session_id, self._prefix + session_id + ":lock")
         except (RedisError, OSError) as exc:
             raise SharedStateError(f"session state not erased (Redis: {exc}); try again shortly") from exc

@@ -175,3 +175,50 @@ def test_the_story_held_back_while_a_caption_is_read_travels_with_the_session():
     del older["held_back"]
     load_state(json.dumps(older), ConversationWindow(), other)
     assert other.held_back is None
+
+
+def _two_titles(runtime) -> tuple[str, str]:
+    """Titles of two different stories, long enough to be decided on."""
+    seen: dict[str, str] = {}
+    for s in runtime.index.stored.values():
+        key = runtime.index.story_key(s.topic.id)
+        if len(s.topic.title) >= 8 and key not in seen:
+            seen[key] = s.topic.title
+    first, second = list(seen.values())[:2]
+    return first, second
+
+
+def test_a_held_back_caption_goes_up_on_the_other_instance_when_the_one_that_heard_it_is_gone(
+        redis_server, tmp_path):
+    """A meme said while the last caption is read, then the instance that heard it stops: the moment it
+    falls due is in Redis, and the other instance puts it up (its HUD holds it) with nobody speaking."""
+    from agent.live.gating import GatePolicy
+
+    data = tmp_path / "shared"
+    policy = GatePolicy(relevance_offset=-10, min_read_s=0.6, held_back_s=5, replace_margin=-10)
+    runtime_a = make_runtime(data, redis_url=redis_server.url)
+    runtime_b = make_runtime(data, redis_url=redis_server.url)
+    for rt in (runtime_a, runtime_b):
+        rt.sessions.policy = policy  # type: ignore[attr-defined]
+    with TestClient(create_app(runtime_b.settings, runtime=runtime_b, schedule=False, announce_key=False)) as b:
+        with TestClient(create_app(runtime_a.settings, runtime=runtime_a, schedule=False,
+                                   announce_key=False)) as a:
+            first, second = _two_titles(runtime_a)
+            s = a.post("/v1/sessions", json={"profile": "even-g1"}, headers=AUTH).json()
+            said = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": first}, headers=AUTH).json()
+            assert said["captions"], said
+            held = a.post(f"/v1/sessions/{s['id']}/utterances", json={"text": second}, headers=AUTH).json()
+            assert held["decision"]["reason"] == "display_locked" and not held["captions"], held
+        # A has stopped (its sweep with it); nobody speaks again
+        deadline = time.monotonic() + 5
+        shown = None
+        while time.monotonic() < deadline:
+            shown = runtime_b.hud.last_caption(s["id"])
+            if shown is not None and shown.topic_id == held["decision"]["topic_id"]:
+                break
+            time.sleep(0.05)
+        assert shown is not None and shown.topic_id == held["decision"]["topic_id"]
+        # recorded as the session's like any other caption: "replaced", with the wait in its record
+        items = b.get(f"/v1/sessions/{s['id']}/captions", headers=AUTH).json()["items"]
+        last = items[-1]["decision"]
+        assert last["reason"] == "replaced" and last["topic_id"] == shown.topic_id and "held back" in last["detail"]
