@@ -26,7 +26,9 @@ CLI and API can answer "fix your input" rather than "something broke".
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "BlockedError",
@@ -45,7 +47,31 @@ __all__ = [
     "TrendLensError",
     "UnknownNameError",
     "UpstreamError",
+    "shown_url",
 ]
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]+", re.I)
+# a path part that reads as a credential: long, or a mix of letters and digits like a token or a key
+_TOKENISH = re.compile(r"[A-Za-z0-9_\-.~=+:]{32,}|(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_\-~=+:]{16,}")
+
+
+def shown_url(url: str) -> str:
+    """`url` as an error may show it: no user or password, no query or fragment, and no path part that
+    looks like a token (an aggregator URL may carry its key in any of them)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<a URL that could not be read>"
+    path = "/".join("…" if _TOKENISH.fullmatch(seg) else seg for seg in parts.path.split("/"))
+    if ":" in host:
+        host = f"[{host}]"
+    return urlunsplit((parts.scheme, host + port, path, "…" if parts.query else "", ""))
+
+
+def _without_secrets(text: str) -> str:
+    return _URL.sub(lambda m: shown_url(m.group(0)), text)
 
 
 class TrendLensError(Exception):
@@ -72,9 +98,10 @@ class SourceError(TrendLensError):
     kind = "error"
 
     def __init__(self, source: str, message: str, *, url: str | None = None) -> None:
-        self.source, self.message, self.url = source, message, url
-        where = f" ({url})" if url else ""
-        super().__init__(f"{source}: {message}{where}")
+        # what is shown (logs, /v1/sources, the stored last_error) never holds a URL's credentials
+        self.source, self.message, self.url = source, _without_secrets(message), url
+        where = f" ({shown_url(url)})" if url else ""
+        super().__init__(f"{source}: {self.message}{where}")
 
     def _fields(self) -> dict[str, Any]:
         """Keyword arguments beyond source, message and url that rebuild this error."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -11,7 +12,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .platforms import caption_label
 
-__all__ = ["Lang", "Topic", "Trend", "detect_lang", "stable_id", "utcnow"]
+__all__ = ["Lang", "Topic", "Trend", "detect_lang", "printable", "stable_id", "utcnow"]
+
+# control characters (C0 but tab, newline and return; DEL; C1) and lone surrogates: no reader shows
+# them, and PostgreSQL refuses a NUL (a whole fetch cycle's transaction with it)
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` without control characters: upstream text is cleaned once, where it becomes a `Topic`."""
+    return _CONTROLS.sub("", text)
 
 Lang = Literal["zh", "en", "ja", "other"]
 Trend = Literal["new", "rising", "falling", "steady"]  # where a topic or story is heading on its lists
@@ -70,10 +80,15 @@ class Topic(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
     ref: str | None = Field(default=None, description="explicit global id: ingested topics keep their owner's id")
 
+    @field_validator("source", "item_id", "summary", "heat_text", "url", "ref")
+    @classmethod
+    def _printable(cls, v: str | None) -> str | None:
+        return printable(v) if v is not None else None
+
     @field_validator("title")
     @classmethod
     def _title_not_blank(cls, v: str) -> str:
-        v = " ".join(v.split())
+        v = " ".join(printable(v).split())
         if not v:
             raise ValueError("title is blank")
         return v

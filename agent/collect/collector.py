@@ -13,13 +13,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from agent.collect.fetching import CircuitBreaker, FetchPolicy, HttpFetcher, SourceOutcome, fetch_all, make_client
 from agent.collect.replay import ReplayTransport
-from agent.errors import FetchError
+from agent.errors import FetchError, ParseError, StoreError
 from agent.models import utcnow
 from agent.resources import snapshot_dir
 from agent.settings import Settings
@@ -126,7 +127,7 @@ class Collector:
                 await self.switch_to_replay()
                 started = utcnow()
                 outcomes = await fetch_all(chosen, self._fetcher(), self.breakers)
-            await asyncio.to_thread(self.store.record_cycle, outcomes, started_at=started)
+            outcomes = await asyncio.to_thread(self._record, outcomes, started)
         for o in outcomes:
             if self.metrics is not None:
                 self.metrics.fetches.inc(o.source, o.status)
@@ -139,6 +140,30 @@ class Collector:
             for listener in self.listeners:
                 await listener(outcomes)
         return outcomes
+
+    def _record(self, outcomes: list[SourceOutcome], started: datetime) -> list[SourceOutcome]:
+        """Store the cycle in one transaction; when the store refuses it, each source's rows on their
+        own, so one source's rows the store cannot take never drop the others' (blocking)."""
+        try:
+            self.store.record_cycle(outcomes, started_at=started)
+            return outcomes
+        except StoreError as exc:
+            log.warning("storing the fetch cycle failed (%s); storing each source on its own", exc)
+        kept: list[SourceOutcome] = []
+        for outcome in outcomes:
+            try:
+                self.store.record_cycle([outcome], started_at=started)
+                kept.append(outcome)
+                continue
+            except StoreError as exc:
+                refused = SourceOutcome(source=outcome.source, elapsed_s=outcome.elapsed_s,
+                                        error=ParseError(outcome.source, f"its items could not be stored ({exc})"))
+            try:
+                self.store.record_cycle([refused], started_at=started)
+            except StoreError:
+                log.warning("%s: its failure could not be stored either", outcome.source)
+            kept.append(refused)
+        return kept
 
     async def aclose(self) -> None:
         if self._http is not None:

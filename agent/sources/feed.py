@@ -24,7 +24,7 @@ import defusedxml.ElementTree as SafeET
 import feedparser
 
 from ..errors import ParseError
-from ..models import Lang, Topic
+from ..models import Lang, Topic, printable
 from .base import Endpoint, Source, SourceOptions, decode_text, ensure_not_blocked, load_json
 
 if TYPE_CHECKING:
@@ -75,10 +75,10 @@ def parse_xml(source: str, body: bytes | str, url: str | None = None) -> ET.Elem
 
 
 def plain(text: str | None, limit: int = 280) -> str | None:
-    """Markup-free, whitespace-collapsed text for summaries."""
+    """Markup-free, whitespace-collapsed text for summaries, without control characters."""
     if not text:
         return None
-    flat = " ".join(html.unescape(_TAG.sub(" ", text)).split())
+    flat = " ".join(printable(html.unescape(_TAG.sub(" ", text))).split())
     return flat[:limit] or None
 
 
