@@ -16,9 +16,10 @@ from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.sources.links import safe_link
 from agent.store import Store, StoredTopic
 from agent.stories.answer import story_answer
-from agent.stories.grouping import cluster_topics
+from agent.stories.grouping import StoryIndex
 from agent.stories.linking import Story, evidence, occasion_test
-from agent.stories.occasions import find_occasions
+from agent.stories.occasions import Occasion, find_occasions
+from agent.stories.published import StoryView
 from agent.stories.view import by_heat, story_trend
 from agent.text import format_heat
 
@@ -55,11 +56,14 @@ class Digest:
 
 
 def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, since_hours: float = 24,
-                 since: datetime | None = None, clusters: Sequence[Story] | None = None) -> Digest:
+                 since: datetime | None = None, clusters: Sequence[Story] | None = None,
+                 view: StoryView | None = None) -> Digest:
     """Current topics clustered across platforms, hottest clusters first.
 
-    `clusters` are the running service's (embedding-informed, with stable ids); without
-    them the topics are clustered here from their titles alone.
+    `view` is the story view the running service published (`StoryIndex.published`): its stories and
+    the occasions they sit under are read as they are. Without it, `clusters` are the service's stories
+    and their occasions are found over the topics shown; without either, the topics are grouped here
+    by a story index of their own, from their titles alone.
     """
     now = utcnow()
     since = since or now - timedelta(hours=since_hours)
@@ -68,8 +72,13 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
     fair = normalised_heat([s.topic for s in stored])
     list_size = {src: sum(1 for s in stored if s.topic.source == src) for src in {s.topic.source for s in stored}}
     items = []
-    if clusters is None:
-        clusters = cluster_topics([s.topic for s in stored])
+    if view is None and clusters is None:
+        index = StoryIndex()
+        index.update([s.topic for s in stored])
+        view = index.published
+    if view is not None:
+        clusters = view.stories
+    assert clusters is not None
     for cluster in clusters:
         members = by_heat([by_id[m.id].topic for m in cluster.members if m.id in by_id], fair)
         if not members:
@@ -92,36 +101,44 @@ def build_digest(store: Store, *, lang: str | None = None, limit: int = 20, sinc
                         "normalised": round(fair.get(m.id, 0.0), 4), "title": m.title, "url": safe_link(m)}
                        for m in members],
         ))
-    items = _under_occasions(items, clusters, by_id)
+    occasions = view.occasions if view is not None else _occasions_shown(items, clusters, by_id)
+    items = _under_occasions(items, occasions)
     items.sort(key=lambda i: (-i.score, -len(i.platforms), i.cluster_id))
     return Digest(generated_at=now.isoformat(), since=since.isoformat(), lang=lang,
                   items=balance(items, limit=limit))
 
 
-def _under_occasions(items: list[DigestItem], clusters: Sequence[Story],
-                     by_id: Mapping[str, StoredTopic]) -> list[DigestItem]:
-    """The stories of one occasion (a gala night) as one entry that lists them, hottest first, placed
-    where its hottest story would be; every other story stays an entry of its own. The occasion is
-    found by the rule the story index groups by (`stories.occasion_test`), over the topics shown."""
+def _occasions_shown(items: list[DigestItem], clusters: Sequence[Story],
+                     by_id: Mapping[str, StoredTopic]) -> list[Occasion]:
+    """The occasions of stories passed without their view: found by the rule the story index groups by
+    (`stories.occasion_test`), over the topics shown. Callers holding the published view pass it."""
     shown = {i.cluster_id for i in items}
     ev = {tid: evidence(s.topic) for tid, s in by_id.items()}
     occasion, _template = occasion_test(list(ev.values()))
     counts: Counter[str] = Counter(t for e in ev.values() for t in e.title_terms)
     words = sorted((t for t in counts if occasion(t)), key=lambda t: (-counts[t], t))
     if not words:
-        return items
+        return []
 
     def terms_of(topic: Topic) -> frozenset[str]:
         e = ev.get(topic.id)
         return e.title_terms if e is not None else frozenset()
 
-    found = find_occasions([c for c in clusters if c.id in shown], words, terms_of,
-                           lambda t: sum(1 for x in terms_of(t) if not occasion(x)))
+    return find_occasions([c for c in clusters if c.id in shown], words, terms_of,
+                          lambda t: sum(1 for x in terms_of(t) if not occasion(x)))
+
+
+def _under_occasions(items: list[DigestItem], occasions: Sequence[Occasion]) -> list[DigestItem]:
+    """The stories of one occasion (a gala night) as one entry that lists them, hottest first, placed
+    where its hottest story would be; every other story stays an entry of its own."""
     by_cluster = {i.cluster_id: i for i in items}
     folded: set[str] = set()
     out = []
-    for o in found:
-        held = sorted((by_cluster[sid] for sid in o.story_ids), key=lambda i: (-i.score, i.cluster_id))
+    for o in occasions:
+        held = sorted((by_cluster[sid] for sid in o.story_ids if sid in by_cluster),
+                      key=lambda i: (-i.score, i.cluster_id))
+        if len(held) < 2:
+            continue  # of the stories shown, fewer than two sit under it: no occasion to fold
         folded.update(o.story_ids)
         lead = held[0]
         out.append(DigestItem(

@@ -50,6 +50,7 @@ from agent.stories.linking import (
     pair_features,
     vetoed,
 )
+from agent.stories.published import StoryView
 from harness.story_days import DAYS, FESTIVALS, SHARED, Day, load_day, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,7 +273,7 @@ def festival_figures(day: Day, stories: list[Story], named_in: list[str]) -> dic
             "top_memes": [s["id"] for s in top], "top_memes_named": named}
 
 
-def digest_figures(labels: dict, topics: list[Topic], stories: list[Story]) -> dict:
+def digest_figures(labels: dict, topics: list[Topic], view: StoryView) -> dict:
     """The digest's top 15 from a real store holding the day, as `GET /v1/digest` builds it."""
     with tempfile.TemporaryDirectory() as tmp:
         from agent.store import SQLiteStore
@@ -280,7 +281,7 @@ def digest_figures(labels: dict, topics: list[Topic], stories: list[Story]) -> d
         store = SQLiteStore(Path(tmp) / "eval.db")
         try:
             store.ingest(topics)
-            digest = build_digest(store, limit=15, clusters=stories)
+            digest = build_digest(store, limit=15, view=view)
         finally:
             store.close()
     largest = sorted(labels["stories"], key=lambda s: -len(s["members"]))[:2]
@@ -336,7 +337,7 @@ def main() -> int:
         fitted = time.perf_counter() - started
         index = StoryIndex(rules=rules, background=bg, model=model, namer=NAMER)
         stories = index.update(day.topics, vec)  # what `cluster` does, with the index kept for its occasions
-        digest = digest_figures(day.labels, day.topics, stories)
+        digest = digest_figures(day.labels, day.topics, index.published)
         results.append({"left_out": day.day, "items": len(day.topics), "unparsed": day.missing,
                         "fit_seconds": round(fitted, 1), "rules": {"strong": model.strong,
                                                                    "per_strong": rules.per_strong,

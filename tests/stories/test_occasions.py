@@ -74,8 +74,8 @@ def test_the_digest_lists_the_occasion_as_one_entry_holding_its_memes(store: Sto
     topics = night()
     store.ingest(topics)
     index = StoryIndex()
-    stories = index.update(topics)
-    digest = build_digest(store, limit=20, clusters=stories)
+    index.update(topics)
+    digest = build_digest(store, limit=20, view=index.published)
     gala = [i for i in digest.items if i.occasion]
     assert len(gala) == 1 and gala[0].occasion is not None and gala[0].occasion["word"] == "春晚"
     titles = {s["title"] for s in gala[0].stories}
