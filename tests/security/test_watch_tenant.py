@@ -119,13 +119,17 @@ def attack(live: LiveServer, watch: dict, at_least_s: float) -> tuple[list[str],
 
 
 def test_channels_that_never_answer_hold_neither_the_cycle_nor_any_request(tmp_path) -> None:
+    from agent.notify.outbox import Outbox
+
     with silent_host() as port, served(tmp_path / "data", loopback_channels=True) as (live, runtime):
+        runtime.watcher.lists.outbox = Outbox(size=4, workers=2)  # type: ignore[attr-defined] # fills sooner
         urls = [f"json://127.0.0.1:{port}/hook{n}" for n in range(10)]
         failures, cycle_s = attack(live, {"watch": "春晚; 机器人; 关税", "notify_urls": urls}, at_least_s=6)
-        outbox = runtime.watcher.outbox  # type: ignore[attr-defined]
-        assert outbox.waiting  # the pushes wait on the silent host: the outbox's, not the cycle's
+        assert runtime.watcher.outbox.waiting  # type: ignore[attr-defined] # the outbox's to wait on, not the cycle's
+        ready = httpx.get(f"{live.url}/readyz", timeout=TARGET_S)
     assert not failures
     assert cycle_s < 10  # the cycle hands the alerts over and returns
+    assert ready.status_code == 200 and any("push queue backed up" in r for r in ready.json()["reasons"])
 
 
 def test_a_catastrophic_regex_freezes_nothing_now_or_after_a_restart(tmp_path) -> None:
@@ -212,3 +216,47 @@ def test_meanings_are_capped_per_key_with_one_line(tmp_path) -> None:
     assert refused.status_code == 422 and "at most 10" in refused.json()["error"]["message"]
     assert "\n" not in refused.json()["error"]["message"]
     assert few.status_code == 200
+
+
+def test_the_most_meanings_a_key_may_hold_cost_no_one_their_answers(tmp_path) -> None:
+    meanings = "; ".join(f"~春晚节目第{n}个_robots" for n in range(10))
+    with served(tmp_path / "data") as (live, _):
+        failures, cycle_s = attack(live, {"watch": meanings}, at_least_s=2)
+    assert not failures and cycle_s < 10
+
+
+def test_a_channel_follows_no_redirect() -> None:
+    import asyncio
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from agent.notify import Notifier
+    from agent.notify.channel import CLIENT_KEY
+    from agent.notify.message import Message
+
+    asked: list[str] = []
+
+    class Redirecting(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            asked.append(self.path)
+            self.send_response(307 if self.path == "/hook" else 200)
+            self.send_header("Location", "/internal/purge")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_GET = _answer  # noqa: N815 - http.server's names
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        notifier = Notifier([f"json://127.0.0.1:{server.server_address[1]}/hook"], policy=CLIENT_KEY, retries=0,
+                            allowed=lambda address: True)
+        [delivery] = asyncio.run(notifier.send(Message(title="t", markdown="m", text="m")))
+        notifier.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert asked == ["/hook"] and not delivery.ok

@@ -61,3 +61,10 @@ def test_a_history_search_past_its_budget_says_how_much_it_searched(store) -> No
     now = datetime.now(UTC) + timedelta(minutes=1)
     _, found = asyncio.run(search_history(store, "机器人", "today", now=now, budget_s=0))
     assert found == [] and found.cut and "of 300 items searched" in found.cut
+
+
+def test_a_period_past_the_last_date_is_an_input_error(store) -> None:
+    from agent.errors import InputError
+
+    with pytest.raises(InputError, match="period"):
+        asyncio.run(search_history(store, "机器人", "9999-12-31", now=datetime.now(UTC)))

@@ -204,3 +204,31 @@ async def test_a_meaning_alerts_the_story_the_ranker_matches_past_its_gate(store
     assert [(a.group, a.story_id) for _, a in sent] == [("~机器人跳舞", "s1")]  # not the vacuum cleaner
     assert all(q.gate for q in index.asked)  # every meaning is held to the live gate's evidence
     assert await watcher.check() == []
+
+
+async def test_a_meaning_is_ranked_once_per_index_generation_for_every_list_holding_it(store) -> None:
+    index = MeaningIndex()
+    index.view = type("View", (), {"generation": 1})()  # type: ignore[attr-defined]
+    index.hold(topic("weibo", 1, "春晚机器人扭秧歌"), story="s1")
+    lists = WatchLists("~机器人跳舞", store=store)
+    lists.set("k1", "~机器人跳舞 !广告", [])
+    lists.set("k2", "~机器人跳舞", [])
+    watcher = Watcher(index, Notifier([]), lists, store)  # type: ignore[arg-type]
+    sent = await watcher.check()
+    await watcher.check()  # the same generation: nothing ranked again
+    assert sorted(owner for owner, _ in sent) == ["k1", "k2", "operator"]
+    assert [q.text for q in index.asked] == ["机器人跳舞"]
+    index.view.generation = 2  # type: ignore[attr-defined]
+    await watcher.check()
+    assert [q.text for q in index.asked] == ["机器人跳舞", "机器人跳舞"]
+
+
+def test_a_list_put_on_one_instance_is_read_back_from_another_at_once(tmp_path) -> None:
+    from agent.api.app import create_app
+    from harness.apps import AUTH, make_runtime
+
+    first, second = make_runtime(tmp_path / "data"), make_runtime(tmp_path / "data")  # one database
+    apps = [create_app(rt.settings, runtime=rt, schedule=False, announce_key=False) for rt in (first, second)]
+    with TestClient(apps[0]) as a, TestClient(apps[1]) as b:
+        assert a.put("/v1/watch", json={"watch": "春晚"}, headers=AUTH).status_code == 200
+        assert b.get("/v1/watch", headers=AUTH).json()["groups"] == ["春晚"]

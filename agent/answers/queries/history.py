@@ -21,6 +21,14 @@ from agent.watch.rules import SlowPattern, parse_watch
 
 from .periods import Period, parse_period
 
+
+def _period(text: str, now: datetime) -> Period:
+    """`parse_period`, with a date past the calendar's end (`9999-12-31`) an input error, not a crash."""
+    try:
+        return parse_period(text, now=now)
+    except OverflowError:
+        raise InputError(f"period: {text[:40]!r} reaches past the last date there is") from None
+
 __all__ = ["MATCH_BUDGET_S", "SEARCHED_ROWS", "Comparison", "HeatLine", "Matches", "compare_periods",
            "heat_over_time", "search_history"]
 
@@ -52,7 +60,7 @@ async def search_history(store: Store, words: str, period: str, *, now: datetime
                          budget_s: float = MATCH_BUDGET_S) -> tuple[Period, Matches]:
     """Items whose title matches `words`, listed by some platform within `period`, best placed first.
     Read and matched off the event loop, within `budget_s`; what was left unsearched is said in `cut`."""
-    span = parse_period(period, now=now)
+    span = _period(period, now)
     matches = _matcher(words)
 
     def search() -> Matches:
@@ -108,7 +116,7 @@ class Comparison:
 async def compare_periods(store: Store, first: str, second: str, *, now: datetime, limit: int = 10,
                           source: str | None = None) -> Comparison:
     """What the lists held in `second` against `first`: what arrived, what left, what stayed and how it moved."""
-    a, b = parse_period(first, now=now), parse_period(second, now=now)
+    a, b = _period(first, now), _period(second, now)
     seen_a, seen_b = await asyncio.gather(asyncio.to_thread(seen_between, store, a.since, a.until),
                                           asyncio.to_thread(seen_between, store, b.since, b.until))
     if source is not None:

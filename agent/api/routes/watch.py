@@ -61,6 +61,8 @@ async def put_watch(body: WatchIn, key: ApiKey, runtime: RuntimeDep, request: Re
 
 @router.get("/watch", summary="This key's watch list")
 async def get_watch(key: ApiKey, runtime: RuntimeDep) -> WatchOut:
+    # an instance that runs no fetch job checks no lists: it reads what was saved elsewhere first
+    await asyncio.to_thread(runtime.watcher.lists.refresh)
     return _out(runtime.watcher.lists.owners.get(key_id(key)))
 
 
