@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test demo lint bench eval clean cjk-font
+.PHONY: run test demo lint bench eval clean cjk-font even-hub
 
 # torch goes in first, pinned to the CPU build, so the sentence-transformers
 # requirement does not pull a multi-GB CUDA build; then the project itself. The checkout goes on
@@ -28,7 +28,19 @@ cjk-font:
 	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } \
 	  || echo "warning: no CJK font; run apt-get install fonts-noto-cjk (the bitmap tests need it)"
 
-test: $(STAMP) cjk-font
+# The Even Hub plugin's SDK and Even's simulator (a linux-x64 binary) for the G2 tests, at the exact
+# versions package.json pins (none of them has dependencies of its own, so no lockfile: npm's records
+# only the platform it ran on); the simulator's window also needs Xvfb and WebKitGTK (.ci/run).
+EVEN_HUB := deploy/even-hub
+even-hub: $(EVEN_HUB)/node_modules/.installed
+
+$(EVEN_HUB)/node_modules/.installed: $(EVEN_HUB)/package.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd $(EVEN_HUB) && npm install --package-lock=false --no-audit --no-fund --loglevel=error \
+	    && touch node_modules/.installed; \
+	else echo "warning: no npm; the Even Hub tests need it (apt-get install nodejs npm)"; fi
+
+test: $(STAMP) cjk-font even-hub
 	$(PY) -m pytest -q -rs -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
 
 demo: $(STAMP)

@@ -7,14 +7,17 @@ reason sits next to the profile.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from typing import Literal
 
 from ..errors import UnknownNameError
-from .graphemes import graphemes
+from .graphemes import graphemes, is_emoji_cluster, is_wide_cluster
 from .widths import WidthFn, column_width, g1_pixel_width, scaled_columns
 
-__all__ = ["DEFAULT_TTL_MS", "PROFILES", "DisplayProfile", "get_profile", "resolve_profile"]
+__all__ = ["DEFAULT_TTL_MS", "PROFILES", "DisplayProfile", "g2_pixel_width", "get_profile", "resolve_profile"]
 
 DEFAULT_TTL_MS = 10_000  # Mentra Merge shows an insight for 10 s
 
@@ -44,6 +47,26 @@ class DisplayProfile:
         return sum(self.measure(g) for g in graphemes(text))
 
 
+def _measured(name: str) -> dict:
+    """A display's glyph widths as measured on it (profiles.json: the tool that measured them)."""
+    table = json.loads(resources.files("agent.captions").joinpath("profiles.json").read_text(encoding="utf-8"))
+    return table[name]
+
+
+_G2 = _measured("even-g2")
+_G2_GLYPHS: dict[str, int] = {k: round(v) for k, v in _G2["glyphs"].items()} | {" ": round(_G2["space"])}
+_G2_WIDE = _G2_GLYPHS["中"]  # every Hanzi, kana, Hangul and full-width form: one em
+_G2_FALLBACK = max(_G2_GLYPHS.values())  # a glyph not measured is taken as wide as the widest Latin one
+
+
+@lru_cache(maxsize=8192)
+def g2_pixel_width(cluster: str) -> int:
+    """Drawn width of one cluster in the Even G2's text containers (measured in Even's simulator)."""
+    if is_wide_cluster(cluster) or is_emoji_cluster(cluster):
+        return _G2_WIDE
+    return _G2_GLYPHS.get(cluster, _G2_FALLBACK)
+
+
 def _profiles(*profiles: DisplayProfile) -> dict[str, DisplayProfile]:
     registry: dict[str, DisplayProfile] = {}
     for profile in profiles:
@@ -65,10 +88,13 @@ PROFILES: dict[str, DisplayProfile] = _profiles(
     DisplayProfile(
         name="even-g2",
         width_px=576, height_px=288,
-        description="Even Realities G2: 576x288, ~10 lines of ~48 Latin / 24 CJK",
-        # ~400-500 characters fill the screen → about 48 narrow columns per line.
-        # Its 1000-character create limit is never reached within 10 such lines.
-        max_lines=10, line_width=48, unit="columns", measure=column_width,
+        description="Even Realities G2: 576x288 per eye, 16 greens; 28 Hanzi or ~50 Latin a line in its font",
+        # Widths measured in Even's simulator (profiles.json): a Hanzi 20 px, Latin 4-17 px, a
+        # space 5 px; a text container draws from x = 0 and wraps at its 576 px. Lines are kept to
+        # 560 px (28 Hanzi): the advances leave kerning out, and a Latin line measured at 575 px
+        # wrapped. Ten 27 px lines fill the 288 px; a text container holds at most 999 bytes. Its
+        # font draws no emoji (a 🆕 came out blank), so templates use words.
+        max_lines=10, line_width=560, unit="px", measure=g2_pixel_width, max_bytes=999, emoji=False,
     ),
     DisplayProfile(
         name="vuzix-z100",

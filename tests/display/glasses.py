@@ -11,10 +11,10 @@ import pytest
 from agent.errors import ConfigError
 from harness.required import in_ci
 
-__all__ = ["need_bitmaps", "need_halo_emulator"]
+__all__ = ["missing", "need_bitmaps", "need_halo_emulator"]
 
 
-def _missing(what: str) -> None:
+def missing(what: str) -> None:
     if in_ci():
         pytest.fail(f"{what} is missing; `make test` installs it (see docs/glasses/)", pytrace=False)
     pytest.skip(f"{what} is missing")
@@ -25,15 +25,15 @@ def need_bitmaps() -> None:
     from agent.display.bitmaps import find_cjk_font
 
     if importlib.util.find_spec("PIL") is None:
-        _missing("Pillow (pip install -e '.[glasses]')")
+        missing("Pillow (pip install -e '.[glasses]')")
     try:
         find_cjk_font()
     except ConfigError:
-        _missing("a CJK font (apt-get install fonts-noto-cjk)")
+        missing("a CJK font (apt-get install fonts-noto-cjk)")
 
 
 def need_halo_emulator() -> None:
     need_bitmaps()
     for module, package in (("halo_emulator", "halo-emulator"), ("brilliant_msg", "brilliant-sdk")):
         if importlib.util.find_spec(module) is None:
-            _missing(f"{package} (pip install -e '.[dev,glasses]')")
+            missing(f"{package} (pip install -e '.[dev,glasses]')")
