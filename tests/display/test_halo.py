@@ -108,3 +108,31 @@ def test_every_sprite_fits_one_message_in_the_devices_palette() -> None:
 
 def test_halo_is_a_registered_display() -> None:
     assert "halo" in DISPLAYS
+
+
+async def test_a_caption_said_in_a_session_reaches_the_halo_emulator(tmp_path) -> None:
+    need_halo_emulator()
+    from halo_emulator import EmulatorBrilliantMsg, HaloEmulator
+
+    from agent.ranking import HashEmbedder
+    from agent.runtime import Runtime
+    from agent.settings import Settings
+
+    runtime = Runtime.build(Settings(data_dir=tmp_path, offline=True), embedder=HashEmbedder())
+    await runtime.collector.cycle()
+    await runtime.start()
+    emulator = HaloEmulator(print_handler=None)
+    link = EmulatorBrilliantMsg(emulator)
+    await link.connect()
+    session, _ = runtime.sessions.create(profile="halo")
+    display = HaloDisplay(link, session_id=session.id)
+    await display.start()
+    runtime.router.displays["halo"] = display  # beside the HUD, as a deployment wires it
+    try:
+        said = await runtime.handle_utterance(session, "今年春晚的机器人扭秧歌你们看了吗")
+        assert said.captions and said.captions[0].profile == "halo"
+        await asyncio.wait_for(display.drained(), T)
+        assert display.sent == 1 and _lit(display.last_shown) > 300
+        await _shows(emulator, display.last_shown)
+    finally:
+        await runtime.aclose()  # closes the router's displays, the Halo's link with them
