@@ -24,7 +24,7 @@ from ..notify import Notifier
 from ..notify.channel import ADMIN_KEY, CLIENT_KEY, ChannelPolicy
 from ..notify.outbox import Outbox
 from ..notify.sending import is_global_address
-from ..store.watch_lists import Role, lists_since, revoked_owners, save_list
+from ..store.watch_lists import ChannelSeal, Role, lists_since, revoked_owners, save_list
 from .rules import MAX_MEANINGS, WatchGroup, parse_watch
 
 if TYPE_CHECKING:
@@ -101,9 +101,10 @@ CLIENT_RETRIES = 1  # a key's channel: one more try at once; later checks retry 
 
 class WatchLists:
     def __init__(self, operator_text: str, *, store: Store | None = None, folder: Path | None = None,
-                 allowed: Callable[[str], bool] = is_global_address) -> None:
+                 allowed: Callable[[str], bool] = is_global_address, seal: ChannelSeal | None = None) -> None:
         self.owners: dict[str, Owner] = {}
         self.store = store
+        self.seal = seal  # seals the channel URLs in the store (the operator's key), when there is one
         self.outbox = Outbox()  # every owner's pushes, sent by workers of their own
         self.allowed = allowed  # the addresses a key's channels may reach (global ones)
         self._seen = ""  # the newest `updated_at` read from the store
@@ -121,13 +122,18 @@ class WatchLists:
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store | None = None) -> WatchLists:
-        return cls(watch_text(settings), store=store, folder=settings.store.data_dir / "watch")
+        secret = settings.store.utterance_secret()
+        return cls(watch_text(settings), store=store, folder=settings.store.data_dir / "watch",
+                   seal=ChannelSeal(secret) if secret else None)
 
     def refresh(self) -> None:
         """Take in the lists saved since the last look (by this instance or another); blocking."""
         if self.store is None:
             return
-        for saved in lists_since(self.store, self._seen):
+        for saved in lists_since(self.store, self._seen, self.seal):
+            if saved.sealed:
+                log.warning("watch list of %s: its channels are sealed with another key; held without them",
+                            saved.owner[:8])
             try:
                 self._hold(saved.owner, saved.text, saved.urls, saved.role)
             except ConfigError as exc:
@@ -141,7 +147,7 @@ class WatchLists:
         store when there is one; blocking. `role`: the key's, which says what channels it may set."""
         held = self._hold(owner, text, urls, role)
         if self.store is not None:
-            save_list(self.store, owner, text, urls, role)
+            save_list(self.store, owner, text, urls, role, self.seal)
         return held
 
     def _drop(self, owner: str) -> None:

@@ -260,3 +260,25 @@ def test_a_channel_follows_no_redirect() -> None:
         server.shutdown()
         server.server_close()
     assert asked == ["/hook"] and not delivery.ok
+
+
+def test_channel_secrets_are_sealed_in_the_store_with_the_operators_key(tmp_path) -> None:
+    from fastapi.testclient import TestClient
+
+    from agent.settings import Settings
+    from agent.watch import WatchLists
+
+    key = "k" * 40
+    runtime = make_runtime(tmp_path / "data", api_keys=f"{KEY},{CLIENT}", utterance_hmac_key=key)
+    app = create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)
+    token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+    with TestClient(app) as client:
+        assert client.put("/v1/watch", headers=CLIENT_AUTH,
+                          json={"watch": "春晚", "notify_urls": [f"tgram://{token}/-100200300"]}).status_code == 200
+    [row] = runtime.store.query("SELECT urls FROM watch_lists")
+    assert "AAHdq" not in row["urls"] and "sealed" in row["urls"]
+    again = WatchLists.from_settings(Settings(data_dir=tmp_path / "data", offline=True, utterance_hmac_key=key),
+                                     runtime.store)
+    assert [c.name for o in again.owners.values() if o.notifier for c in o.notifier.channels] == ["tgram#1"]
+    without = WatchLists("", store=runtime.store)  # another key, or none: the words, not the channels
+    assert [o.notifier for o in without.owners.values()] == [None] and list(without.owners.values())[0].groups
