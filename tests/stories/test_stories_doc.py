@@ -46,3 +46,8 @@ def test_the_fitting_precision_as_written() -> None:
     script = (ROOT / "scripts" / "eval" / "stories.py").read_text(encoding="utf-8")
     fit = float(re.search(r"^FIT_PRECISION = ([0-9.]+)", script, re.M).group(1))  # type: ignore[union-attr]
     assert f"keep **{_g(fit)}** precision" in DOC
+
+
+def test_the_core_rule_as_written() -> None:
+    assert f"at least half (`core` {_g(RULES.core or 0)}) of the" in DOC
+    assert f"linked at p ≥ {_g(RULES.support)} (`support`)" in DOC
