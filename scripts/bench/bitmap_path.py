@@ -16,6 +16,8 @@ The same lines in `hud-web` sessions give the text path's figure beside it (to t
 `--emulator` sends to Brilliant Labs' Halo emulator instead and times until the emulated screen
 holds the caption's pixels (the emulator draws a bitmap pixel by pixel in Python: its own cost).
 `--screenshots DIR` writes what the emulator shows for a Chinese and an English caption.
+`--mentra` times what the MentraOS path adds to a caption for glasses without CJK glyphs (a Frame
+reporting bitmaps): the `display_event` with its `bitmap_view` (drawing, one-bit BMP, base64).
 """
 
 from __future__ import annotations
@@ -146,13 +148,47 @@ async def screenshots(folder: Path) -> None:
     await halo.aclose()
 
 
+def mentra_bitmaps(n: int) -> None:
+    from agent.captions.templates import compose_caption
+    from agent.display.mentra_device import DisplayCaps
+    from agent.display.mentra_display import MentraDisplay
+
+    class _App:
+        class config:  # noqa: N801 - the shape MentraDisplay reads
+            package_name, layout = "bench", "reference_card"
+
+        sessions: dict[str, Any] = {}
+
+    display = MentraDisplay(_App())  # type: ignore[arg-type]
+    caps = DisplayCaps(can_bitmap=True, width=640, height=400, max_text_lines=6)
+    runtime = asyncio.run(_runtime())
+    topics = [s.topic for s in runtime.store.current(lang="zh", limit=1000)]
+    asyncio.run(runtime.aclose())
+    times, size = [], 0
+    for i in range(n):
+        topic = topics[i % len(topics)]
+        caption = compose_caption(title=topic.title, platforms=[(topic.source, topic.rank)], heat=topic.heat,
+                                  trend="rising", profile="frame", score=0.8, topic_id=topic.id)
+        start = time.perf_counter()
+        event = display.display_event("bench", caption, profile="frame", caps=caps)
+        times.append((time.perf_counter() - start) * 1000)
+        assert event["layout"]["layoutType"] == "bitmap_view"
+        size = max(size, len(event["layout"]["data"]))
+    print(f"mentra bitmap_view (frame, 640x400): {n} captions; ms p50 {pct(times, 0.50):.1f} p95 {pct(times, 0.95):.1f}"
+          f" max {max(times):.1f}; base64 up to {size} bytes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=200)
     parser.add_argument("--profile", default="halo", choices=[p for p in ("halo", "frame") if get_profile(p)])
     parser.add_argument("--emulator", action="store_true")
     parser.add_argument("--screenshots", type=Path)
+    parser.add_argument("--mentra", action="store_true")
     args = parser.parse_args()
+    if args.mentra:
+        mentra_bitmaps(args.lines)
+        return
     if args.screenshots:
         asyncio.run(screenshots(args.screenshots))
         return
