@@ -3,9 +3,10 @@
 Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide only
 after enough new speech; a display lock while a caption is on screen, which yields to
 a different story with strong evidence once the caption has been up long enough to
-read; a meme said while the wearer is still reading is held back and shown once the
-caption before it has been read (on the next line, or by itself at that moment: `due`), unless
-a newer line brings its own; per-session cooldown
+read (its headline's own reading time, `reading`); a meme said while the wearer is still reading
+is held back and shown once the caption before it has been read, and one too weak to displace
+the caption is held back until the caption's time on screen ends (on the next line, or by itself
+at that moment: `due`), for at most one reading time, unless a newer line brings its own; per-session cooldown
 between captions; the same topic is not repeated within the dedupe window. Whether a topic is relevant at all is
 decided once, by the ranker's relevance gate, before candidates reach this gate
 (the frequency setting moves that bar through `relevance_offset`). Every decision
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
 
 Frequency = Literal["low", "medium", "high"]
+Holding = Literal["same", "stronger", "reading", "none"]  # what keeps a story off the display
 Reason = Literal[
     "shown", "replaced", "no_candidate", "not_enough_speech", "display_locked",
     "cooldown", "duplicate",
@@ -139,7 +141,11 @@ class SessionGate:
         only while that caption is read, so it is still waiting then.)"""
         if self.held_back is None:
             return None
-        at = self.last_shown_at + self.read_s
+        back, on = self.held_back[0], self.on_screen
+        # a story strong enough to replace the caption goes up once it is read; another once the
+        # caption's time on screen ends (it never displaces a stronger one)
+        strong = on is None or self._strong(on, back)
+        at = self.last_shown_at + self.read_s if strong else max(self.on_screen_until, self.last_shown_at + self.read_s)
         return at if self.waiting(at) is not None else None
 
     def reading(self, seconds: float) -> None:
@@ -205,9 +211,11 @@ class SessionGate:
         waited = self._waited(top, now)
         on_screen = self.on_screen
         if on_screen is not None and now < self.on_screen_until:
-            held, reading = self._holds(on_screen, top, now)
+            held, kind = self._holds(on_screen, top, now)
             if held:
-                if reading and not waited:  # it would have replaced the caption but for its reading time
+                # a different story waits for the display: it would have replaced the caption but for its
+                # reading time, or goes up once the stronger caption's time on screen ends
+                if kind != "same" and not waited:
                     self.held_back = (top, now)
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
                                 detail=held)
@@ -229,20 +237,24 @@ class SessionGate:
             return ""
         return f"; held back {now - self.held_back[1]:.1f}s while the caption before it was read"
 
-    def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> tuple[str, bool]:
+    def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> tuple[str, Holding]:
         """Why the caption on screen keeps the display from `top` ("" when `top` replaces it: a
         different story, with strong evidence, `replace_margin` over the caption's own score, once
-        the caption has been up `min_read_s`), and whether its reading time alone holds it."""
-        p = self.policy
+        the caption has been read), and what holds it: the same story, a stronger caption's time on
+        screen, or the caption's reading time alone."""
         left = self.on_screen_until - now
         up = now - self.last_shown_at  # the caption on screen is the one shown last
         if top.story == on_screen.story:
-            return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more", False
-        if top.score < on_screen.score + p.replace_margin:
-            return f"{on_screen.topic_id} on screen for {left:.1f}s more", False
+            return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more", "same"
+        if not self._strong(on_screen, top):
+            return f"{on_screen.topic_id} on screen for {left:.1f}s more", "stronger"
         if up < self.read_s - 1e-6:  # `due` is shown-at + read_s: the sum's rounding is not "unread"
-            return f"{on_screen.topic_id} up {up:.1f}s of the {self.read_s:.1f}s it takes to read", True
-        return "", False
+            return f"{on_screen.topic_id} up {up:.1f}s of the {self.read_s:.1f}s it takes to read", "reading"
+        return "", "none"
+
+    def _strong(self, on_screen: Candidate, top: Candidate) -> bool:
+        """Whether `top` has the evidence to replace the caption on screen once it is read."""
+        return top.score >= on_screen.score + self.policy.replace_margin
 
     def _show(self, candidate: Candidate, now: float) -> None:
         self.held_back = None

@@ -114,13 +114,28 @@ def test_the_line_just_said_comes_before_the_one_held_back():
     assert d.topic_id == "x"
 
 
-def test_only_a_story_that_would_have_replaced_is_held_back_and_not_for_long():
-    g = gate(min_read_s=6, held_back_s=6)
+def test_a_weaker_story_waits_for_the_caption_s_time_on_screen_and_not_for_long():
+    """Below the replace margin a story never displaces the caption, but it is not lost either: it goes up
+    when the caption's time on screen ends, if that is within one reading time of its line."""
+    g = gate(min_read_s=6, held_back_s=6, display_lock_s=8)
     say_and_decide(g, [c("a", 0.6)], 0)
-    say_and_decide(g, [c("weak", 0.5)], 3)  # below the replace margin: never a replacement, not held
-    assert g.waiting(3) is None
+    assert say_and_decide(g, [c("weak", 0.5)], 3).reason == "display_locked"
+    assert g.waiting(3) is not None and g.due() == 8  # the lock's end, not the reading time
+    up = g.decide([], 8, release=True)
+    assert up.show and up.reason == "shown" and up.topic_id == "weak" and "held back 5.0s" in up.detail
+    g = gate(min_read_s=6, held_back_s=6, display_lock_s=10)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    say_and_decide(g, [c("weak", 0.5)], 3)
+    assert g.due() is None  # the lock ends 7 s after its line: past one reading time, let go
     say_and_decide(g, [c("b", 0.9)], 4)
     assert g.waiting(10) is not None and g.waiting(10.5) is None  # one reading time, then let go
+
+
+def test_the_same_story_is_never_held_back():
+    g = gate(min_read_s=6, held_back_s=6)
+    say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="s")], 0)
+    say_and_decide(g, [Candidate(topic_id="a2", score=0.9, key="s")], 3)
+    assert g.held_back is None and g.due() is None
 
 
 def test_a_new_story_about_as_strong_replaces_by_default():
