@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.models import printable
+
 Lang = Literal["zh", "en", "ja", "other"]
 
 
@@ -18,9 +20,10 @@ class TopicIn(BaseModel):
     @field_validator("id", "title")
     @classmethod
     def _not_blank(cls, v: str) -> str:
-        if not v.strip():
+        v = printable(v).strip()  # as the Topic it becomes will read it
+        if not v:
             raise ValueError("must not be blank")
-        return v.strip()
+        return v
     source: str = Field(default="custom", pattern=r"^[A-Za-z0-9_\-:.]{1,64}$")
     summary: str | None = Field(default=None, max_length=5000)
     heat: float | None = Field(default=None, ge=0, le=1e15)

@@ -70,3 +70,17 @@ def test_a_sources_stored_error_holds_no_credential_of_its_url(store) -> None:
     assert "agg.example:8443/rss/" in shown
     for secret in ("reader", "pa55word", "0123456789abcdefABCD", "s3cretvalue", "token"):
         assert secret not in shown and secret not in str(error)
+
+
+def test_an_ingested_title_of_control_characters_only_is_refused_not_a_500(tmp_path) -> None:
+    from fastapi.testclient import TestClient
+
+    from agent.api import create_app
+    from harness.apps import AUTH, make_runtime
+
+    runtime = make_runtime(tmp_path / "data")
+    with TestClient(create_app(runtime.settings, runtime=runtime, schedule=False, announce_key=False)) as client:
+        refused = client.post("/v1/topics", headers=AUTH, json=[{"id": "x1", "title": "\x1b\x00"}])
+        kept = client.post("/v1/topics", headers=AUTH, json=[{"id": "x2", "title": "机器人\x00跳舞"}])
+    assert refused.status_code == 422
+    assert kept.status_code < 300
