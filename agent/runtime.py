@@ -203,6 +203,7 @@ async def _hear_mentra(live: LiveLoop, sessions: SessionStore, heard: Heard) -> 
     """MentraOS transcripts drive the same live loop; captions reach the glasses via push."""
     session = await asyncio.to_thread(sessions.ensure, heard.session_id, heard.profile)
     session.profile = heard.profile  # the glasses named in this connection's ack
+    session.speaker = heard.speaker_id  # diarized speech: who said this line, recorded with its decision
     try:
         await live.hear(session, heard.text, final=heard.is_final)
     except InputError as exc:

@@ -89,6 +89,7 @@ class Session:
     gate: SessionGate = field(default_factory=SessionGate)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     last_caption: Caption | None = None
+    speaker: str | None = None  # who said the line being heard, where the glasses diarize (recorded with it)
 
     def check_token(self, token: str | None) -> bool:
         """The session's own token: it lets a HUD page watch, never drive."""
@@ -226,7 +227,7 @@ class SessionManager:
         if not record_decision(self.store, session.id, (
                 utcnow().isoformat(), utterance[:500] if self.keep_text else "", digest, len(utterance),
                 int(decision.show), decision.reason, decision.topic_id, decision.score, decision.detail,
-                json.dumps(caption.to_public(), ensure_ascii=False) if caption else None)):
+                json.dumps(caption.to_public(), ensure_ascii=False) if caption else None, session.speaker)):
             self._drop(session.id)
 
     def erase(self, session_id: str) -> bool:
@@ -248,6 +249,8 @@ class SessionManager:
             decision = {"at": r["at"], "utterance": r["utterance"] or None, "chars": r["utterance_chars"],
                         "show": bool(r["show"]), "reason": r["reason"], "topic_id": r["topic_id"],
                         "score": r["score"], "detail": r["detail"]}
+            if r["speaker"] is not None:
+                decision["speaker"] = r["speaker"]
             caption = json.loads(r["caption"]) if r["caption"] else None
             out.append({**(caption or {}), "decision": decision} if caption else {"decision": decision})
         return out

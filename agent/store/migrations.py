@@ -162,4 +162,8 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE watch_alerts ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX watch_alerts_pending ON watch_alerts (state, lease_until);
     """,
+    # 9: who said a decision's line, where the glasses diarize speech (MentraOS `speakerId`)
+    """
+    ALTER TABLE decisions ADD COLUMN speaker TEXT;
+    """,
 )

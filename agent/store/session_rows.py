@@ -47,13 +47,14 @@ def install_secret(store: Store, name: str) -> bytes:
 
 def record_decision(store: Store, session_id: str, values: Sequence[Any]) -> bool:
     """One decision row (at, utterance, its HMAC, its length, show, reason, topic, score, detail,
-    caption); False, and nothing written, when the session was erased meanwhile (here or elsewhere)."""
+    caption, speaker); False, and nothing written, when the session was erased meanwhile (here or elsewhere)."""
     with store.transaction() as db:
         if not db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchall():
             return False
         db.execute(
             "INSERT INTO decisions (session_id, at, utterance, utterance_hmac, utterance_chars, show, reason, "
-            "topic_id, score, detail, caption) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (session_id, *values))
+            "topic_id, score, detail, caption, speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, *values))
     return True
 
 

@@ -55,3 +55,47 @@ async def test_transcripts_from_a_fake_cloud_come_back_as_captions(tmp_path):
             await asyncio.sleep(0.05)
         assert history and history[-1]["decision"]["show"]
         assert history[-1]["decision"]["chars"] > 0 and history[-1]["decision"]["utterance"] is None  # words not kept
+
+
+async def test_diarized_lines_are_recorded_with_their_speaker_and_the_wearers_left_out(tmp_path):
+    inbox: asyncio.Queue[dict] = asyncio.Queue()
+    lines = [("1", "哎你们昨晚几点睡的"), ("2", "那个机器人扭秧歌，手绢转得比人还溜"), ("1", "对对对就是那个")]
+
+    async def cloud(ws):
+        await inbox.put(json.loads(await ws.recv()))
+        await ws.send(json.dumps({"type": "tpa_connection_ack",  # the wearer asked for other people's lines only
+                                  "settings": [{"key": "caption_others_only", "type": "toggle", "value": True}]}))
+        await inbox.put(json.loads(await ws.recv()))
+        for start, (speaker, text) in enumerate(lines):
+            await ws.send(json.dumps({"type": "data_stream", "streamType": "transcription:zh-CN",
+                                      "data": {"type": "transcription", "text": text, "isFinal": True,
+                                               "transcribeLanguage": "zh-CN", "speakerId": speaker,
+                                               "startTime": start * 3000, "endTime": start * 3000 + 2000}}))
+        async for raw in ws:
+            await inbox.put(json.loads(raw))
+
+    settings = Settings(data_dir=tmp_path, offline=True, api_keys="k", displays=["mentra"], mentra_api_key="secret",
+                        mentra_languages=["zh-CN"])
+    runtime = Runtime.build(settings)
+    await runtime.collector.cycle()
+    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
+    async with serve(cloud, "127.0.0.1", 0) as server, app.router.lifespan_context(app):
+        port = server.sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://app") as client:
+            await client.post("/mentra/webhook", json={
+                "type": "session_request", "sessionId": SESSION, "userId": "user1@example.com",
+                "timestamp": "2026-01-28T12:00:00Z", "mentraOSWebsocketUrl": f"ws://127.0.0.1:{port}/app-ws"})
+        await asyncio.wait_for(inbox.get(), 10)
+        await asyncio.wait_for(inbox.get(), 10)
+        event = await asyncio.wait_for(inbox.get(), 20)
+        assert event["type"] == "display_event" and "机器人" in json.dumps(event["layout"], ensure_ascii=False)
+        for _ in range(50):
+            history = runtime.sessions.history(SESSION, shown_only=False)
+            if history:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # the wearer's last line would have been decided by now
+        history = runtime.sessions.history(SESSION, shown_only=False)
+        # only speaker 2's line was heard (the first voice, the wearer's, is left out), and its
+        # decision names who said it
+        assert [(h["decision"]["speaker"], h["decision"]["show"]) for h in history] == [("2", True)]
