@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test demo lint bench eval clean cjk-font even-hub
+.PHONY: run test demo lint bench eval clean glasses-system even-hub
 
 # torch goes in first, pinned to the CPU build, so the sentence-transformers
 # requirement does not pull a multi-GB CUDA build; then the project itself. The checkout goes on
@@ -20,17 +20,25 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/trendlens serve
 
-# Captions drawn as bitmaps (glasses fonts without CJK) use Debian's Noto CJK, found at run time;
-# installed here where apt-get can (root), else the bitmap tests say what is missing.
-cjk-font:
-	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1 \
-	  || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
-	       && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } \
-	  || echo "warning: no CJK font; run apt-get install fonts-noto-cjk (the bitmap tests need it)"
+# What the glasses tests need from Debian: Noto CJK for captions drawn as bitmaps (found at run time),
+# and Xvfb and WebKitGTK for Even's simulator window. Installed here where apt-get can (root); else
+# the tests say what is missing (skipped, failed under CI).
+glasses-system:
+	@need=""; \
+	  { fc-list 2>/dev/null | grep -q "Noto Sans CJK" || ls /usr/share/fonts/opentype/noto/NotoSansCJK* >/dev/null 2>&1; } \
+	    || need="$$need fonts-noto-cjk"; \
+	  command -v xvfb-run >/dev/null 2>&1 || need="$$need xvfb xauth"; \
+	  ldconfig -p 2>/dev/null | grep -q libwebkit2gtk-4.1 || need="$$need libwebkit2gtk-4.1-0 libgtk-3-0"; \
+	  if [ -n "$$need" ]; then \
+	    if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null \
+	        || echo "warning: could not install$$need"; \
+	    else echo "warning: the glasses tests need Debian's$$need (apt-get install$$need)"; fi; \
+	  fi
 
 # The Even Hub plugin's SDK and Even's simulator (a linux-x64 binary) for the G2 tests, at the exact
 # versions package.json pins (none of them has dependencies of its own, so no lockfile: npm's records
-# only the platform it ran on); the simulator's window also needs Xvfb and WebKitGTK (.ci/run).
+# only the platform it ran on); the simulator's window also needs Xvfb and WebKitGTK (glasses-system).
 EVEN_HUB := deploy/even-hub
 even-hub: $(EVEN_HUB)/node_modules/.installed
 
@@ -40,7 +48,7 @@ $(EVEN_HUB)/node_modules/.installed: $(EVEN_HUB)/package.json
 	    && touch node_modules/.installed; \
 	else echo "warning: no npm; the Even Hub tests need it (apt-get install nodejs npm)"; fi
 
-test: $(STAMP) cjk-font even-hub
+test: $(STAMP) glasses-system even-hub
 	$(PY) -m pytest -q -rs -p no:cacheprovider; rc=$$?; [ $$rc -eq 5 ] && echo "no tests collected" && rc=0; exit $$rc
 
 demo: $(STAMP)
