@@ -27,13 +27,14 @@ if TYPE_CHECKING:
     from ..metrics import Metrics
     from ..settings import Settings
 
-__all__ = ["SENDS", "Delivery", "Notifier"]
+__all__ = ["KEY_SENDS", "SENDS", "Delivery", "Notifier"]
 
 log = logging.getLogger("trendlens.notify")
 # The loggers that see a channel's URL while sending: apprise's own and the HTTP pool under it
 # (requests → urllib3 logs each request's path, where webhook keys live).
 _SENDING_LOGGERS = ("apprise", "urllib3.connectionpool")
-SENDS = SendPool()  # every notifier's sends, the operator's and each key's
+SENDS = SendPool()  # the operator's sends (TRENDLENS_NOTIFY_URLS: the digest, the operator's alerts)
+KEY_SENDS = SendPool()  # every key's: a tenant's silent channels can hold these, never the operator's
 
 
 @dataclass(frozen=True, kw_only=True)

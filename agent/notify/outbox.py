@@ -1,7 +1,9 @@
 """The outbox: pushes waiting to be sent, sent by a few workers of their own, so whoever has one to
 send (the watcher, after a fetch cycle) hands it over and goes on; it never waits for a channel.
 
-The queue is bounded: when it is full an offer is refused (`offer` returns False) and counted, and
+The queue is bounded, and so is each owner's share of it (`OWNER_SHARE`), so one tenant's many
+alerts to slow channels cannot crowd out the others'. When either is full an offer is refused
+(`offer` returns False) and counted, and
 the caller keeps the push for later (a watch alert stays claimed and unsent, and is offered again
 at the next check). `/readyz` says when the outbox is backed up.
 """
@@ -17,10 +19,11 @@ from dataclasses import dataclass
 from .message import Message
 from .notifier import Notifier
 
-__all__ = ["OUTBOX_SIZE", "OUTBOX_WORKERS", "Outbox", "Push"]
+__all__ = ["OUTBOX_SIZE", "OUTBOX_WORKERS", "OWNER_SHARE", "Outbox", "Push"]
 
 OUTBOX_SIZE = 500
 OUTBOX_WORKERS = 4
+OWNER_SHARE = 50  # pushes one owner may have waiting or sending at once
 BACKED_UP_FOR_S = 60.0  # /readyz says "backed up" this long after a push was refused
 log = logging.getLogger("trendlens.notify")
 
@@ -34,12 +37,15 @@ class Push:
     message: Message
     done: Callable[[bool], Awaitable[None]]
     ready: Callable[[], Awaitable[bool]] | None = None
+    owner: str | None = None  # whose push it is: each owner's share of the queue is bounded (None: the operator's)
 
 
 class Outbox:
-    def __init__(self, size: int = OUTBOX_SIZE, workers: int = OUTBOX_WORKERS) -> None:
+    def __init__(self, size: int = OUTBOX_SIZE, workers: int = OUTBOX_WORKERS, share: int = OWNER_SHARE) -> None:
         self.size = size
         self.workers = workers
+        self.share = share
+        self._held: dict[str | None, int] = {}  # pushes waiting or sending, by owner
         self.refused = 0  # offers refused because the queue was full
         self._queue: asyncio.Queue[Push] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -50,12 +56,16 @@ class Outbox:
     def offer(self, push: Push) -> bool:
         """Queue `push` (never waiting); False when the queue is full."""
         queue = self._started()
+        held = self._held.get(push.owner, 0)
         try:
+            if push.owner is not None and held >= self.share:
+                raise asyncio.QueueFull
             queue.put_nowait(push)
         except asyncio.QueueFull:
             self.refused += 1
             self._refused_at = time.monotonic()
             return False
+        self._held[push.owner] = held + 1
         return True
 
     @property
@@ -78,6 +88,7 @@ class Outbox:
         for task in self._tasks:
             task.cancel()
         self._tasks, self._queue, self._loop = [], None, None
+        self._held.clear()
 
     def _started(self) -> asyncio.Queue[Push]:
         loop = asyncio.get_running_loop()
@@ -103,4 +114,9 @@ class Outbox:
                 log.exception("push not sent")
             finally:
                 self._sending -= 1
+                left = self._held.get(push.owner, 1) - 1
+                if left > 0:
+                    self._held[push.owner] = left
+                else:
+                    self._held.pop(push.owner, None)
                 queue.task_done()

@@ -22,6 +22,7 @@ import yaml
 from ..errors import ConfigError
 from ..notify import Notifier
 from ..notify.channel import ADMIN_KEY, CLIENT_KEY, ChannelPolicy
+from ..notify.notifier import KEY_SENDS
 from ..notify.outbox import Outbox
 from ..notify.sending import is_global_address
 from ..store.watch_lists import ChannelSeal, Role, lists_since, revoked_owners, save_list
@@ -157,8 +158,8 @@ class WatchLists:
 
     def _hold(self, owner: str, text: str, urls: list[str], role: Role = "client") -> Owner:
         groups = parse_watch(text, meanings=MAX_MEANINGS if owner != OPERATOR else None)
-        notifier = (Notifier(urls, policy=POLICIES[role], retries=CLIENT_RETRIES, allowed=self.allowed)
-                    if urls else None)
+        notifier = (Notifier(urls, policy=POLICIES[role], retries=CLIENT_RETRIES, allowed=self.allowed,
+                             pool=KEY_SENDS) if urls else None)
         old = self.owners.get(owner)
         if old is not None and old.notifier is not None:
             old.notifier.close()

@@ -27,7 +27,7 @@ from agent.store.alerts import ALERT_LEASE, Claim, claim_alert, mark_sent, recla
 from ..models import Topic, utcnow
 from ..notify import Notifier, alert_message
 from ..notify.message import Story
-from ..notify.outbox import Push
+from ..notify.outbox import Outbox, Push
 from .lists import OPERATOR, Alert, WatchLists
 from .matching import group_matches, story_text
 from .rules import SlowPattern
@@ -73,7 +73,8 @@ class Watcher:
         self._meant: tuple[int, dict[str, frozenset[str]]] | None = None  # (index generation, meanings)
 
     @property
-    def outbox(self):  # noqa: ANN201 - the lists' outbox (agent/notify/outbox.py)
+    def outbox(self) -> Outbox:
+        """Where the alerts wait for their channels: the lists' outbox."""
         return self.lists.outbox
 
     async def after_cycle(self, outcomes: Sequence[object]) -> None:
@@ -119,7 +120,8 @@ class Watcher:
                 await asyncio.to_thread(mark_sent, self.store, held_claim)
             # unsent: stays pending; claimed again once its lease ends, until it expires
 
-        if not self.outbox.offer(Push(notifier=channels, message=message, done=done, ready=ready)):
+        owner = None if claim.owner == OPERATOR else claim.owner  # a key's share of the queue is bounded
+        if not self.outbox.offer(Push(notifier=channels, message=message, done=done, ready=ready, owner=owner)):
             log.warning("push queue full: an alert of %s waits for a later check", claim.owner[:8])
 
     def _mark(self, claim: Claim) -> None:
