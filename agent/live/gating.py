@@ -54,9 +54,11 @@ class GatePolicy:
     cooldown_s: float = 4.0         # quiet time between two captions
     dedupe_window_s: float = 300.0  # the same topic is not shown again within this window
     # "strong evidence": a new story replaces the caption when its score comes within this much of
-    # (or beats) the score that put the caption up. -0.1 kept 14 of 20 festival trend lines with one
-    # flicker, 0.15 (a clearly stronger topic, as before) 9 with none (docs/relevance.md).
-    replace_margin: float = -0.1
+    # (or beats) the score that put the caption up; a weaker one waits for the caption's time on
+    # screen instead of being dropped. Chosen on each festival night with the other left out (hits
+    # less small talk and flicker): 0 on both, where a meme no longer lost to the lock needs no
+    # looser bar (docs/relevance.md, "The clock").
+    replace_margin: float = 0.0
     min_read_s: float = READ_S      # nothing replaces a caption before it has been up this long
     # a story that would have replaced the caption but for its reading time waits this long for it: one
     # reading time, so at a table's pace (lines 2-4 s apart) it goes up on the next line or two

@@ -138,13 +138,14 @@ def test_the_same_story_is_never_held_back():
     assert g.held_back is None and g.due() is None
 
 
-def test_a_new_story_about_as_strong_replaces_by_default():
-    g = SessionGate()  # the shipped policy: a story within 0.1 of the caption's score, after 6 s
+def test_a_new_story_as_strong_replaces_by_default_and_a_weaker_one_waits():
+    g = SessionGate()  # the shipped policy: a story at least as strong as the caption, once it is read
     say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)
-    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.55, key="story-b")], 6)
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.6, key="story-b")], 6)
     assert d.reason == "replaced" and d.replaced == "story-a" and d.replaced_topic == "a1"
-    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.3, key="story-c")], 12.5)
-    assert held.reason == "display_locked"  # weak evidence: the caption keeps its time on screen
+    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.55, key="story-c")], 12.5)
+    assert held.reason == "display_locked"  # weaker: the caption keeps its time on screen ...
+    assert g.due() == 16  # ... and the weaker story goes up when it ends
 
 
 def test_cooldown_after_lock_expires():
