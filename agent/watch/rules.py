@@ -30,6 +30,10 @@ MAX_TERM_CHARS = 100
 # a key's `~` meanings, every group together: each is a ranking on the shared encoder per index generation
 MAX_MEANINGS = 10
 REGEX_TIMEOUT_S = 0.05  # one `/regex/` word against one story's titles
+# what a regex's `{m,n}` counts may multiply to: compiling unrolls them, and no deadline bounds the
+# compile (`(a{65535}){65535}` runs for minutes); 10,000 compiles in about 10 ms
+MAX_REPEATS = 10_000
+_REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
 class SlowPattern(TrendLensError):
@@ -63,6 +67,12 @@ class Term:
     @classmethod
     def of(cls, text: str) -> Term:
         if len(text) > 2 and text.startswith("/") and text.endswith("/"):
+            product = 1
+            for low, high in _REPEAT.findall(text):
+                product *= max(int(low or 0), int(high or 0), 1)
+                if product > MAX_REPEATS:
+                    raise ConfigError(f"watch: {text[:40]!r} is not a regular expression this service runs: its "
+                                      f"repeat counts multiply past {MAX_REPEATS}")
             try:
                 return cls(text, regex.compile(text[1:-1], regex.I | regex.V0), written=True)
             except (regex.error, OverflowError, ValueError, RecursionError) as exc:

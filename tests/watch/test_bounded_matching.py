@@ -29,7 +29,8 @@ def test_a_catastrophic_regex_gives_up_within_its_deadline_and_then_matches_noth
     assert time.monotonic() - start < 1
 
 
-@pytest.mark.parametrize("word", ["/a{4294967295}/", "/[unclosed/", "/(?<x/"])
+@pytest.mark.parametrize("word", ["/a{4294967295}/", "/[unclosed/", "/(?<x/", "/(a{65535}){65535}/",
+                                  "/((a{100}){100}){100}/"])
 def test_a_regex_that_cannot_compile_is_a_config_error(word: str) -> None:
     with pytest.raises(ConfigError, match="regular expression"):
         parse_watch(word)
