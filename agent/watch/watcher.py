@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["MEANING_TOP_K", "Watcher"]
 
 MEANING_TOP_K = 5  # stories a `~` meaning may match per cycle: the ranker's best past the gate
+OWNER_SCAN_S = 1.0  # one owner's words against every story, per check: past it, the rest waits a check
 log = logging.getLogger("trendlens.watch")
 
 
@@ -158,17 +160,26 @@ class Watcher:
         due: list[Claim] = []
         now = utcnow()
         for owner, held in list(self.lists.owners.items()):
+            spent = 0.0  # matching this owner's words (not claiming): bounded per check
             for group in held.groups:
+                if spent > OWNER_SCAN_S:  # this owner's words take too long: the rest waits a check
+                    log.warning("watch list of %s: matching stopped after %.1fs this check", owner[:8], spent)
+                    break
                 count = 0
                 for story in stories:
                     if group.cap is not None and count >= group.cap:
                         break
+                    if spent > OWNER_SCAN_S:
+                        break
                     by_meaning = any(story.id in meant.get(m, ()) for m in group.meanings)
+                    started = time.monotonic()
                     try:
-                        if not group_matches(group, texts[story.id], meant=by_meaning):
-                            continue
+                        matched = group_matches(group, texts[story.id], meant=by_meaning)
                     except SlowPattern as exc:  # once per word: it matches nothing from now on
                         log.warning("watch list of %s: %s", owner[:8], exc)
+                        matched = False
+                    spent += time.monotonic() - started
+                    if not matched:
                         continue
                     n = len(story.platforms)
                     lead = story.members[0]

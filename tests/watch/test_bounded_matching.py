@@ -69,3 +69,28 @@ def test_a_period_past_the_last_date_is_an_input_error(store) -> None:
 
     with pytest.raises(InputError, match="period"):
         asyncio.run(search_history(store, "机器人", "9999-12-31", now=datetime.now(UTC)))
+
+
+def test_one_owners_words_take_at_most_their_budget_of_a_check(store, caplog) -> None:
+    from agent.notify import Notifier
+    from agent.watch import Watcher, WatchLists
+    from agent.watch.watcher import OWNER_SCAN_S
+
+    class Index:
+        def __init__(self) -> None:
+            titles = [f"{'a' * 21}!{n}" for n in range(400)]  # about 10 ms a title for `(a|aa)+$`
+            self.stored = {f"weibo:{n}": type("Stored", (), {"topic": Topic(source="weibo", item_id=str(n),
+                                                                              title=t, rank=n + 1)})()
+                           for n, t in enumerate(titles)}
+
+        def story_key(self, topic_id: str) -> str:
+            return topic_id
+
+    # twelve words, each slow but under the deadline on every title, would take about a minute unbounded
+    words = "; ".join(["/(a|aa)+$/"] * 12)
+    watcher = Watcher(Index(), Notifier([]), WatchLists("", store=store), store)  # type: ignore[arg-type]
+    watcher.lists.set("k1", words, [])
+    start = time.monotonic()
+    watcher.scan()
+    assert time.monotonic() - start < OWNER_SCAN_S + 1.5
+    assert "matching stopped" in caplog.text
