@@ -99,3 +99,19 @@ def test_a_channel_that_fails_keeps_its_alert_pending_until_it_is_sent(store) ->
     assert len(r.bodies()) == 2  # the failed try, then the one that got through; none after
     [sent] = recent_alerts(store, OPERATOR)
     assert sent["state"] == "sent"
+
+
+def test_an_alert_never_sent_expires_and_is_listed_as_expired(store) -> None:
+    from datetime import UTC, datetime
+
+    from agent.store.alerts import claim_alert, recent_alerts, reclaim_due
+
+    now = datetime(2030, 1, 1, tzinfo=UTC)
+    alert = {"group": "机器人", "story_id": "s1", "title": "t", "platforms": [], "url": None, "again": False,
+             "at": now.isoformat()}
+    assert claim_alert(store, "k1", "机器人", "s1", platforms=1, again_at=None, now=now, first=alert, again=alert,
+                       lease=timedelta(seconds=1), expires=timedelta(minutes=5)) is not None
+    assert [c.story_id for c in reclaim_due(store, now + timedelta(minutes=1))] == ["s1"]  # retried meanwhile
+    assert reclaim_due(store, now + timedelta(minutes=10)) == []  # past its expiry: no longer sent
+    [listed] = recent_alerts(store, "k1")
+    assert listed["state"] == "expired" and listed["expires_at"].startswith("2030-01-01T00:05")
