@@ -26,6 +26,7 @@ with warnings.catch_warnings():
     # nothing of ours uses it, and the warning would fail every run with warnings as errors
     warnings.filterwarnings("ignore", r"'imghdr' is deprecated", DeprecationWarning)
     import apprise
+    from apprise.utils.parse import parse_url
 
 from ..errors import ConfigError
 from ..models import utcnow
@@ -42,7 +43,9 @@ MAX_URL_CHARS = 2_000
 CLIENT_SCHEMES = frozenset({"tgram", "discord", "slack", "pover", "pbul", "ntfy", "ntfys", "json", "jsons", "gotify",
                             "gotifys", "bark", "barks", "dingtalk", "wecombot", "feishu", "lark", "schan",
                             "pushplus", "pushdeer", "wxpusher", "matrix", "matrixs"})
-ADMIN_SCHEMES = CLIENT_SCHEMES | {"form", "forms", "xml", "xmls", "mailto", "mailtos"}
+# An admin key may also post forms and XML (over HTTP, so the address check holds); e-mail speaks
+# SMTP to a host of the URL's choosing, which that check does not see: only the operator's own.
+ADMIN_SCHEMES = CLIENT_SCHEMES | {"form", "forms", "xml", "xmls"}
 # Options a client's URL may carry: how the message is shaped, nothing about where or how it is sent.
 CLIENT_OPTIONS = frozenset({"format", "overflow", "emojis", "priority", "tags", "title"})
 # Options no key may give: files read from the server's disk, and the server's own timeouts.
@@ -72,7 +75,13 @@ class ChannelPolicy:
         if self.schemes is not None and scheme not in self.schemes:
             raise ConfigError(f"{where}: a {self.role} key may not use {scheme or 'no'} channels; "
                               f"it may use {', '.join(sorted(self.schemes))}")
-        for name, _ in parse_qsl(parts.query, keep_blank_values=True):
+        # the options as apprise itself reads them (it also parts them at `;` and reads past a `#`),
+        # and as a URL parser does
+        parsed = parse_url(url, verify_host=False) or {}
+        names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
+        names += [str(name) for name in parsed.get("qsd", {})]
+        names += [mark + str(name) for mark in "+-:" for name in parsed.get("qsd" + mark, {})]
+        for name in names:
             option = name.lower()
             if option[:1] in ("+", "-", ":") or option in NEVER_FROM_A_KEY or (
                     self.options is not None and option not in self.options):

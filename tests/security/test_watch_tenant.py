@@ -157,6 +157,8 @@ def test_a_catastrophic_regex_freezes_nothing_now_or_after_a_restart(tmp_path) -
     "discord://1234/abcd?template=/etc/hostname",
     "json://example.com/hook?rto=3600&cto=3600",
     "json://[::1",
+    "json://example.com/hook?format=text;method=DELETE",
+    "json://example.com/hook?format=text#&method=DELETE&:action=purge",
     "json://example.com/" + "x" * 3000,
 ])
 def test_a_client_key_may_not_choose_method_header_field_file_timeout_or_service(url, tmp_path) -> None:
