@@ -255,7 +255,7 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
             start = start if start.tzinfo else start.replace(tzinfo=UTC)
         runtime = await get_runtime()
         d = await digest_window(runtime.store, runtime.index.cluster_list(), since=start, since_hours=hours,
-                                lang=topic_lang, limit=limit)
+                                lang=topic_lang, limit=limit, view=runtime.index.view.story_view)
         return _result(_digest_text(d), DigestOut.model_validate(d.public()))
 
     @server.tool(title="Search the kept history", annotations=_READ_ONLY)
@@ -342,7 +342,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                      description="The digest of the last 24 hours (JSON, as the `digest` tool returns it).")
     async def digest_today() -> str:
         runtime = await get_runtime()
-        d = await digest_window(runtime.store, runtime.index.cluster_list(), since_hours=24)
+        d = await digest_window(runtime.store, runtime.index.cluster_list(), since_hours=24,
+                                view=runtime.index.view.story_view)
         return json.dumps(DigestOut.model_validate(d.public()).model_dump(mode="json"), ensure_ascii=False)
 
     @server.resource("trendlens://sources", name="sources", title="Sources and their health",
