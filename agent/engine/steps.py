@@ -174,7 +174,7 @@ async def caption(ctx: RunContext, picked: Chosen, p: CaptionParams) -> tuple[Ca
     # the title stays the topic's own; its meta line is in the language the wearer just spoke
     made = ctx.deps.compose_caption(picked.chosen, profile=p.profile or session.profile, ttl_ms=p.ttl_ms,
                                     session_id=session.id, lang=caption_lang(picked.utterance.text))
-    session.gate.reading(made.read_s)
+    session.gate.reading(made.read_s, on_screen_s=made.ttl_ms / 1000)
     return Captioned(picked.utterance, picked.decision, picked.chosen, made), made.text.replace("\n", " / ")
 
 

@@ -150,11 +150,15 @@ class SessionGate:
         at = self.last_shown_at + self.read_s if strong else max(self.on_screen_until, self.last_shown_at + self.read_s)
         return at if self.waiting(at) is not None else None
 
-    def reading(self, seconds: float) -> None:
+    def reading(self, seconds: float, *, on_screen_s: float | None = None) -> None:
         """The caption just put up takes `seconds` to read (`Caption.read_s`): a short headline frees the
         display sooner, so at a table's pace (a line every 2-4 s) the meme said next is not held back
-        a whole `min_read_s`. Never less than one line's time, never more than `min_read_s`."""
+        a whole `min_read_s`. Never less than one line's time, never more than `min_read_s`.
+        `on_screen_s`: how long the display keeps it (the caption's TTL, which every display honours):
+        the gate's time on screen ends with it, so a meme waiting for it goes up as it fades."""
         self.read_s = min(self.policy.min_read_s, max(LINE_S, seconds))
+        if on_screen_s is not None:
+            self.on_screen_until = self.last_shown_at + max(self.read_s, on_screen_s)
 
     def recently_shown(self, now: float) -> set[str]:
         """Stories (cluster keys, else topic ids) shown within the dedupe window."""

@@ -186,3 +186,14 @@ def test_a_short_headline_frees_the_display_sooner():
     assert g.read_s == 1.8
     g.reading(60)
     assert g.read_s == 6
+
+
+def test_the_caption_s_time_on_screen_is_its_ttl():
+    """The display keeps a caption for its TTL; the gate's time on screen ends with it, so a weaker meme
+    waiting for the display goes up as the caption fades, not at a lock of the gate's own."""
+    g = gate(min_read_s=6, held_back_s=6, display_lock_s=10)
+    say_and_decide(g, [c("a", 0.6)], 0)
+    g.reading(3.0, on_screen_s=7.0)
+    assert g.on_screen_until == 7.0
+    say_and_decide(g, [c("weak", 0.5)], 3)
+    assert g.due() == 7.0
