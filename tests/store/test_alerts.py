@@ -115,3 +115,50 @@ def test_an_alert_never_sent_expires_and_is_listed_as_expired(store) -> None:
     assert reclaim_due(store, now + timedelta(minutes=10)) == []  # past its expiry: no longer sent
     [listed] = recent_alerts(store, "k1")
     assert listed["state"] == "expired" and listed["expires_at"].startswith("2030-01-01T00:05")
+
+
+CLAIM_THEN_DIE = """
+import os, signal, sys
+from datetime import timedelta
+from agent.notify import Notifier
+from agent.settings import Settings
+from agent.store import open_store
+from agent.watch import Watcher, WatchLists
+from tests.store.test_alerts import Index
+
+store = open_store(Settings(data_dir=sys.argv[1]))
+watcher = Watcher(Index(5), Notifier([sys.argv[2]]), WatchLists("机器人"), store, lease=timedelta(seconds=1))
+assert len(watcher.scan()) == 5  # claimed in the store
+os.kill(os.getpid(), signal.SIGKILL)  # killed before anything is sent
+"""
+
+
+def test_a_process_killed_between_claim_and_send_loses_no_alert_and_repeats_none(tmp_path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from agent.settings import Settings
+    from agent.store import open_store
+
+    data = tmp_path / "data"
+    with receiver() as r:
+        died = subprocess.run([sys.executable, "-c", CLAIM_THEN_DIE, str(data), r.url()], timeout=120,
+                              capture_output=True, text=True)
+        assert died.returncode == -9, died.stderr
+        time.sleep(1.1)  # the dead claims' lease runs out
+        store = open_store(Settings(data_dir=data))
+
+        async def later() -> None:
+            watcher = Watcher(Index(5), Notifier([r.url()]), WatchLists("机器人"), store,  # type: ignore[arg-type]
+                              lease=timedelta(0))
+            for _ in range(3):  # the next checks: the claims' leases are over, each is sent once
+                await watcher.check()
+                await watcher.outbox.drain()
+            watcher.lists.close()
+
+        try:
+            asyncio.run(later())
+        finally:
+            store.close()
+    assert sorted(Counter(b["message"] for b in r.bodies()).values()) == [1] * 5
