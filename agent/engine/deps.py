@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent.stories.linking import Story
+from agent.stories.published import StoryView
 
 from ..captions.caption import Caption
 from ..captions.templates import CaptionLang
@@ -43,6 +44,8 @@ class StepDeps(Protocol):
     def members_of(self, stories: set[str]) -> set[str]: ...
 
     def cluster_list(self) -> list[Story]: ...
+
+    def story_view(self) -> StoryView: ...
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
                         session_id: str | None = None, summary: str | None = None,

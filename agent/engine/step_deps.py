@@ -22,6 +22,7 @@ from agent.notify import Message, Notifier
 from agent.ranking import Ranked, RankQuery
 from agent.store import Store
 from agent.stories.linking import Story
+from agent.stories.published import StoryView
 
 __all__ = ["PartsDeps"]
 
@@ -67,6 +68,9 @@ class PartsDeps:
 
     def cluster_list(self) -> list[Story]:
         return self.index.cluster_list()
+
+    def story_view(self) -> StoryView:
+        return self.index.view.story_view
 
     def compose_caption(self, ranked: Ranked, *, profile: str, ttl_ms: int | None = None,
                         session_id: str | None = None, summary: str | None = None,

@@ -225,8 +225,10 @@ async def digest(ctx: RunContext, _: Start | Fetched, p: DigestParams) -> tuple[
 
     from ..models import utcnow
 
+    view = ctx.deps.story_view()  # the stories and occasions the index published, read as they are
     d = await asyncio.to_thread(build_digest, ctx.deps.store, lang=p.lang, limit=p.limit,
-                                since_hours=p.since_hours, clusters=ctx.deps.cluster_list() or None)
+                                since_hours=p.since_hours, clusters=ctx.deps.cluster_list() or None,
+                                view=view if view.stories else None)
     rendered = render_digest(d, p.format)
     made = DigestMade(d, rendered)
     pushed = ""

@@ -36,7 +36,8 @@ async def digest(store: StoreDep, index: IndexDep, _: ApiKey,
             raise ApiError(422, f"since: {since!r} is not an ISO 8601 time") from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
-    d = await digest_window(store, index.cluster_list(), since=start, lang=lang, limit=limit)
+    d = await digest_window(store, index.cluster_list(), since=start, lang=lang, limit=limit,
+                            view=index.view.story_view)
     if format == "json":
         return d.public()
     text = render_digest(d, format)
