@@ -206,15 +206,20 @@ _ASK = object()  # `_cached`: the store must be asked
 class _Bucket:
     tokens: float
     stamp: float
+    full_at: float = 0.0  # when it holds its whole burst again: from then on it is a new bucket
 
 
 @dataclass
 class RateLimiter:
-    """Token bucket per key: `rate` requests a second sustained, `burst` at once."""
+    """Token bucket per key: `rate` requests a second sustained, `burst` at once.
+
+    Every session has a bucket, and clients make sessions: a bucket that has refilled is the same as
+    none, so the least recently drawn are let go once full, and the buckets held are only those drawn
+    within the last `burst / rate` seconds, however many sessions came and went."""
 
     rate: float
     burst: int
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    buckets: OrderedDict[str, _Bucket] = field(default_factory=OrderedDict)
 
     def take(self, key: str, now: float | None = None, *, rate: float | None = None,
              burst: int | None = None) -> float:
@@ -223,12 +228,25 @@ class RateLimiter:
         now = time.monotonic() if now is None else now
         rate = self.rate if rate is None else rate
         burst = self.burst if burst is None else burst
+        self._let_go_full(now)
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = _Bucket(tokens=float(burst), stamp=now)
+        self.buckets.move_to_end(key)
         bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * rate)
         bucket.stamp = now
+        wait = 0.0
         if bucket.tokens >= 1:
             bucket.tokens -= 1
-            return 0.0
-        return (1 - bucket.tokens) / rate
+        else:
+            wait = (1 - bucket.tokens) / rate
+        bucket.full_at = now + (burst - bucket.tokens) / rate
+        return wait
+
+    def _let_go_full(self, now: float) -> None:
+        """Drop the least recently drawn buckets that have refilled (a few per draw: amortised O(1))."""
+        while self.buckets:
+            oldest = next(iter(self.buckets.values()))
+            if oldest.full_at > now:
+                return
+            self.buckets.popitem(last=False)
