@@ -141,8 +141,16 @@ def _text(markup: str, limit: int) -> str | None:
     return plain(plain(_SCRIPT.sub(" ", markup), limit * 4), limit)
 
 
+_ALIASES = ("www.", "m.", "mobile.", "wap.")  # a site's web and mobile hosts, one owner
+
+
 def _registrable(host: str) -> str:
-    """`m.36kr.com` → `36kr.com`: links of a platform's other hosts are its own too."""
-    parts = host.lower().rstrip(".").split(".")
-    return ".".join(parts[-3:] if len(parts) > 2 and parts[-2] in ("com", "net", "org", "gov", "edu")
-                    else parts[-2:])
+    """`m.36kr.com` → `36kr.com`: the site's web and mobile hosts are its own too. Nothing shorter than
+    the host otherwise: a reported link names the host, and its parent may be a suffix many owners
+    share (`blog.example.co.uk` → `co.uk`, `someone.github.io` → `github.io`), which would make
+    every site under it a link of this platform."""
+    host = host.lower().rstrip(".")
+    for alias in _ALIASES:
+        if host.startswith(alias) and host.count(".") >= 2:
+            return host[len(alias):]
+    return host

@@ -225,3 +225,20 @@ async def test_a_newsnow_answer_with_an_info_object_is_read_under_the_operators_
     topics = [t.topic for t in store.current()]
     assert len(topics) == 3 and {t.public()["platform"] for t in topics} == {"36氪快讯"}
     assert meta_line([("36kr-quick", 1)], None, "steady", "zh").startswith("36氪快讯#1")
+
+
+@pytest.mark.parametrize(("reported", "own", "foreign"), [
+    ("https://m.36kr.com/hot-list-m", "https://www.36kr.com/p/1", "https://36kr.com.evil.example/p/1"),
+    ("https://someone.github.io/hot", "https://someone.github.io/p/1", "https://other.github.io/p/1"),
+    ("https://blog.example.co.uk/hot", "https://blog.example.co.uk/p/1", "https://shop.co.uk/p/1"),
+])
+def test_a_route_s_reported_link_makes_its_host_the_platform_s_domain_never_a_shared_suffix(
+        reported: str, own: str, foreign: str) -> None:
+    body = json.loads((DAILYHOT / "36kr-synthetic.json").read_bytes())
+    body["link"] = reported
+    for item in body["data"]:
+        item["url"] = item["mobileUrl"] = own
+    route = build_sources(Settings(dailyhot_url=BASE, dailyhot_routes=["36kr"], sources=["dailyhot"]))[0]
+    topics = route.parse(json.dumps(body).encode())
+    assert topics and safe_url(topics[0].source, own) == own
+    assert safe_url(topics[0].source, foreign) is None
