@@ -91,6 +91,13 @@ def _list_routes(base_url: str, settings: Settings, transport: httpx.BaseTranspo
     with httpx.Client(transport=transport, timeout=min(LIST_TIMEOUT_S, settings.fetch.timeout_s),
                       headers={"User-Agent": settings.fetch.user_agent, "Accept": "application/json"},
                       follow_redirects=False) as client:
-        response = client.get(url)
-        response.raise_for_status()
-        return parse_route_list(response.content[:settings.fetch.max_body_bytes])
+        # streamed and cut at the size cap as it arrives: an instance answering without end holds no
+        # more than the cap in memory (the cut body is then not JSON: a parse error, one line)
+        with client.stream("GET", url) as response:
+            response.raise_for_status()
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk[:settings.fetch.max_body_bytes - len(body)]
+                if len(body) >= settings.fetch.max_body_bytes:
+                    break
+        return parse_route_list(bytes(body))

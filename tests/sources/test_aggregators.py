@@ -242,3 +242,25 @@ def test_a_route_s_reported_link_makes_its_host_the_platform_s_domain_never_a_sh
     topics = route.parse(json.dumps(body).encode())
     assert topics and safe_url(topics[0].source, own) == own
     assert safe_url(topics[0].source, foreign) is None
+
+
+def test_an_instance_whose_route_list_never_ends_is_read_to_the_size_cap_only(tmp_path) -> None:
+    """/all is read as it streams and cut at the fetch size cap: an answer without end costs the cap,
+    and the source says in one line that it could not list the routes."""
+    chunk = b"[" + b" " * 65_535
+    sent = []
+
+    class Endless(httpx.SyncByteStream):
+        def __iter__(self):
+            for _ in range(2_000):  # 128 MiB if read whole
+                sent.append(1)
+                yield chunk
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=Endless(), headers={"Content-Type": "application/json"})
+
+    settings = Settings(data_dir=tmp_path, sources=["dailyhot"], dailyhot_url=BASE)
+    [source] = build_sources(settings, transport=httpx.MockTransport(handler))
+    assert len(sent) * len(chunk) <= settings.fetch.max_body_bytes + 2 * len(chunk)
+    reason = source.disabled_reason() or ""
+    assert "/all" in reason and "\n" not in reason
