@@ -6,6 +6,10 @@ alerts to slow channels cannot crowd out the others'. When either is full an off
 (`offer` returns False) and counted, and
 the caller keeps the push for later (a watch alert stays claimed and unsent, and is offered again
 at the next check). `/readyz` says when the outbox is backed up.
+
+The workers serve the owners in turn, and one owner has at most `OWNER_SENDING` pushes sending at
+once: a tenant whose channels never answer holds that many workers for a send's deadline, never
+all of them, so every other tenant's alerts go out meanwhile.
 """
 
 from __future__ import annotations
@@ -13,17 +17,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from .message import Message
 from .notifier import Notifier
 
-__all__ = ["OUTBOX_SIZE", "OUTBOX_WORKERS", "OWNER_SHARE", "Outbox", "Push"]
+__all__ = ["OUTBOX_SIZE", "OUTBOX_WORKERS", "OWNER_SENDING", "OWNER_SHARE", "Outbox", "Push"]
 
 OUTBOX_SIZE = 500
 OUTBOX_WORKERS = 4
 OWNER_SHARE = 50  # pushes one owner may have waiting or sending at once
+OWNER_SENDING = 1  # of them sending at once: the workers left over serve the other owners
 BACKED_UP_FOR_S = 60.0  # /readyz says "backed up" this long after a push was refused
 log = logging.getLogger("trendlens.notify")
 
@@ -41,82 +47,103 @@ class Push:
 
 
 class Outbox:
-    def __init__(self, size: int = OUTBOX_SIZE, workers: int = OUTBOX_WORKERS, share: int = OWNER_SHARE) -> None:
+    def __init__(self, size: int = OUTBOX_SIZE, workers: int = OUTBOX_WORKERS, share: int = OWNER_SHARE,
+                 sending: int = OWNER_SENDING) -> None:
         self.size = size
         self.workers = workers
         self.share = share
-        self._held: dict[str | None, int] = {}  # pushes waiting or sending, by owner
+        self.per_owner_sending = sending
+        self._waiting: dict[str | None, deque[Push]] = {}  # by owner, oldest first; an owner's turn in order
+        self._sending_by: dict[str | None, int] = {}
         self.refused = 0  # offers refused because the queue was full
-        self._queue: asyncio.Queue[Push] | None = None
+        self._wake: asyncio.Event | None = None  # a push was offered, or an owner's send ended
+        self._idle: asyncio.Event | None = None  # nothing waits or sends
         self._tasks: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending = 0
         self._refused_at = float("-inf")
 
     def offer(self, push: Push) -> bool:
-        """Queue `push` (never waiting); False when the queue is full."""
-        queue = self._started()
-        held = self._held.get(push.owner, 0)
-        try:
-            if push.owner is not None and held >= self.share:
-                raise asyncio.QueueFull
-            queue.put_nowait(push)
-        except asyncio.QueueFull:
+        """Queue `push` (never waiting); False when the queue, or the owner's share of it, is full."""
+        wake, idle = self._started()
+        held = len(self._waiting.get(push.owner, ())) + self._sending_by.get(push.owner, 0)
+        if self.waiting >= self.size or (push.owner is not None and held >= self.share):
             self.refused += 1
             self._refused_at = time.monotonic()
             return False
-        self._held[push.owner] = held + 1
+        self._waiting.setdefault(push.owner, deque()).append(push)
+        idle.clear()
+        wake.set()
         return True
 
     @property
     def waiting(self) -> int:
-        return (self._queue.qsize() if self._queue is not None else 0) + self._sending
+        return sum(len(q) for q in self._waiting.values()) + self._sending
 
     @property
     def backed_up(self) -> bool:
         """More than half the queue waits, or an offer was refused within the last minute: the channels
         are slower than what is due."""
         recent = time.monotonic() - self._refused_at < BACKED_UP_FOR_S
-        return recent or (self._queue is not None and self._queue.qsize() > self.size // 2)
+        return recent or self.waiting - self._sending > self.size // 2
 
     async def drain(self) -> None:
         """Wait until every queued push has been through (tests, and a graceful close)."""
-        if self._queue is not None and self._loop is asyncio.get_running_loop():
-            await self._queue.join()
+        if self._idle is not None and self._loop is asyncio.get_running_loop() and self.waiting:
+            await self._idle.wait()
 
     def close(self) -> None:
         for task in self._tasks:
             task.cancel()
-        self._tasks, self._queue, self._loop = [], None, None
-        self._held.clear()
+        self._tasks, self._wake, self._idle, self._loop = [], None, None, None
+        self._waiting.clear()
+        self._sending_by.clear()
+        self._sending = 0
 
-    def _started(self) -> asyncio.Queue[Push]:
+    def _started(self) -> tuple[asyncio.Event, asyncio.Event]:
         loop = asyncio.get_running_loop()
-        if self._queue is None or self._loop is not loop:  # first use, or a new event loop (tests)
+        if self._wake is None or self._idle is None or self._loop is not loop:  # first use, or a new loop (tests)
             self.close()
-            self._loop, self._queue = loop, asyncio.Queue(self.size)
-            self._tasks = [loop.create_task(self._work(self._queue), name=f"trendlens-outbox-{n}")
+            self._loop, self._wake, self._idle = loop, asyncio.Event(), asyncio.Event()
+            self._tasks = [loop.create_task(self._work(self._wake, self._idle), name=f"trendlens-outbox-{n}")
                            for n in range(self.workers)]
-        return self._queue
+        return self._wake, self._idle
 
-    async def _work(self, queue: asyncio.Queue[Push]) -> None:
+    def _next(self) -> Push | None:
+        """The oldest push of the first owner in turn with room to send; that owner goes last."""
+        for owner in list(self._waiting):
+            if self._sending_by.get(owner, 0) < self.per_owner_sending:
+                queue = self._waiting.pop(owner)
+                push = queue.popleft()
+                if queue:
+                    self._waiting[owner] = queue  # back of the line
+                self._sending_by[owner] = self._sending_by.get(owner, 0) + 1
+                self._sending += 1
+                return push
+        return None
+
+    async def _work(self, wake: asyncio.Event, idle: asyncio.Event) -> None:
         while True:
-            push = await queue.get()
-            self._sending += 1
+            wake.clear()  # before looking: an offer made after this sets it again
+            push = self._next()
+            if push is None:
+                await wake.wait()
+                continue
             try:
-                if push.ready is not None and not await push.ready():
-                    continue
-                deliveries = await push.notifier.send(push.message)
-                await push.done(any(d.ok for d in deliveries))
+                if push.ready is None or await push.ready():
+                    deliveries = await push.notifier.send(push.message)
+                    await push.done(any(d.ok for d in deliveries))
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - one push's failure never stops the worker
                 log.exception("push not sent")
             finally:
                 self._sending -= 1
-                left = self._held.get(push.owner, 1) - 1
+                left = self._sending_by.get(push.owner, 1) - 1
                 if left > 0:
-                    self._held[push.owner] = left
+                    self._sending_by[push.owner] = left
                 else:
-                    self._held.pop(push.owner, None)
-                queue.task_done()
+                    self._sending_by.pop(push.owner, None)
+                wake.set()  # the owner may send its next one; a worker waiting for it looks again
+                if not self.waiting:
+                    idle.set()

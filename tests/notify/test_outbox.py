@@ -42,3 +42,26 @@ async def test_one_owner_cannot_take_more_than_its_share_of_the_queue() -> None:
     assert done == [True, True, True] and outbox.offer(push("tenant"))  # its share is free again
     await outbox.drain()
     outbox.close()
+
+
+async def test_a_tenant_whose_channels_never_answer_holds_one_worker_and_the_others_send() -> None:
+    outbox = Outbox(size=100, workers=4, share=50)
+    silent, answering, done = Silent(), Silent(), []
+    answering.answer.set()
+
+    async def record(sent: bool) -> None:
+        done.append(sent)
+
+    for _ in range(20):  # offered first: a FIFO would give all four workers to it
+        assert outbox.offer(Push(notifier=silent, message=MESSAGE, done=record, owner="hostile"))  # type: ignore[arg-type]
+    for owner in ("a", "b", "c", "d", "e"):
+        assert outbox.offer(Push(notifier=answering, message=MESSAGE, done=record, owner=owner))  # type: ignore[arg-type]
+    async with asyncio.timeout(2):
+        while len(done) < 5:
+            await asyncio.sleep(0.01)
+    assert answering.sent == 5 and silent.sent == 0 and outbox.waiting == 20
+    silent.answer.set()
+    async with asyncio.timeout(5):
+        await outbox.drain()
+    assert silent.sent == 20 and len(done) == 25
+    outbox.close()
