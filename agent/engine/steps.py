@@ -95,11 +95,11 @@ async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, 
     session = said.session
     if said.release:  # the line was ranked when it was said; the held-back story is the gate's to add
         return Candidates(said, []), "no new line: the story held back asks again"
-    early = session.gate.blocked(said.now)
-    if early is not None:
-        raise Stop(early.reason, Silenced(said, early))
+    plan = session.gate.plan(said.now)  # asked once, before any model call: a line that cannot show costs none
+    if plan.quiet is not None:
+        raise Stop(plan.quiet.reason, Silenced(said, plan.quiet))
     # novelty: stories shown recently are suppressed in ranking too, not only by the gate
-    exclude = ctx.deps.members_of(session.gate.recently_shown(said.now))
+    exclude = ctx.deps.members_of(set(plan.recent))
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
     # the newest sentence: a recogniser's pieces of it are joined in the window
     ranked = await ctx.deps.rank(p.query(session.window, gate_offset=session.gate.policy.relevance_offset,
@@ -145,21 +145,10 @@ class GateParams(_Params):
 
 async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
     said = found.utterance
-    session_gate = said.session.gate
-    ranked = list(found.ranked)
-    # the story held back while the last caption was read is a candidate after this line's own (the
-    # gate's rule); the caption needs it as the index holds it now
-    back = session_gate.waiting(said.now)
-    if back is not None and all(r.topic.id != back.topic_id for r in ranked):
-        again = ctx.deps.ranked_again(back.topic_id, back.score)
-        if again is None:  # no longer on the lists
-            session_gate.held_back = None
-        else:
-            ranked.append(again)
-    decision = session_gate.decide_ranked(found.ranked, ctx.deps.story_key, said.now, release=said.release)
-    if not decision.show:
+    decision, chosen = said.session.gate.choose(found.ranked, ctx.deps.story_key, said.now,
+                                                again=ctx.deps.ranked_again, release=said.release)
+    if chosen is None:
         raise Stop(decision.reason, Silenced(said, decision))
-    chosen = next(r for r in ranked if r.topic.id == decision.topic_id)
     return Chosen(said, decision, chosen), decision.reason
 
 

@@ -25,7 +25,7 @@ from agent.captions.caption import LINE_S
 if TYPE_CHECKING:
     from agent.ranking import Ranked
 
-__all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "SessionGate"]
+__all__ = ["FREQUENCIES", "Candidate", "Decision", "GatePolicy", "Plan", "SessionGate"]
 
 Frequency = Literal["low", "medium", "high"]
 Holding = Literal["same", "stronger", "reading", "none"]  # what keeps a story off the display
@@ -108,6 +108,15 @@ class Decision:
         return out
 
 
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """What the gate says of a line before anything is ranked (`SessionGate.plan`): a quiet decision no
+    score could change, else the stories it would not show again (ranking leaves them out too)."""
+
+    quiet: Decision | None
+    recent: frozenset[str]
+
+
 @dataclass
 class SessionGate:
     """Per-session gate state. Not thread-safe: one session is driven by one task."""
@@ -181,16 +190,41 @@ class SessionGate:
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         return None
 
-    def decide_ranked(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float, *,
-                      release: bool = False) -> Decision:
-        """`decide` on the ranker's answer, each topic keyed by its story (the live step and the glance
-        preview both decide here)."""
-        return self.decide([Candidate(topic_id=r.topic.id, score=r.score, key=story_key(r.topic.id)) for r in ranked],
-                           now, release=release)
+    def plan(self, now: float) -> Plan:
+        """The first of the two questions a line asks, before ranking: whether anything could show."""
+        return Plan(quiet=self.blocked(now), recent=frozenset(self.recently_shown(now)))
+
+    def choose(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float, *,
+               again: Callable[[str, float], Ranked | None], release: bool = False) -> tuple[Decision, Ranked | None]:
+        """The second, after ranking (the line's `plan` let it through, or `release`): the decision on the
+        ranker's answer, each topic keyed by its story, and the ranked item it shows (None when quiet).
+        The story held back is a candidate after the line's own, read again as the index holds it now
+        (`again`; None: no longer on the lists, so it is let go)."""
+        pool = list(ranked)
+        back = self.waiting(now)
+        if back is not None and all(r.topic.id != back.topic_id for r in pool):
+            found = again(back.topic_id, back.score)
+            if found is None:
+                self.held_back = None
+            else:
+                pool.append(found)
+        decision = self._pick([Candidate(topic_id=r.topic.id, score=r.score, key=story_key(r.topic.id))
+                               for r in ranked], now, release=release)
+        shown = next((r for r in pool if r.topic.id == decision.topic_id), None) if decision.show else None
+        return decision, shown
 
     def decide(self, candidates: list[Candidate], now: float, *, release: bool = False) -> Decision:
-        """Pick at most one candidate to show, given scores best first (all already past the relevance gate).
-        The story `waiting` is one more, after them: the line just said comes first.
+        """`plan` and then the pick among candidates in one call (the gate's own tests): at most one to
+        show, given scores best first (all already past the relevance gate)."""
+        if not release:
+            early = self.blocked(now)
+            if early is not None:
+                return early
+        return self._pick(candidates, now, release=release)
+
+    def _pick(self, candidates: list[Candidate], now: float, *, release: bool) -> Decision:
+        """At most one candidate to show. The story `waiting` is one more, after them: the line just said
+        comes first.
 
         `release`: no line was said; the story held back asks again at its `due` time, so the wearer
         sees it when the caption before it has been read, not whenever someone next speaks (the
@@ -198,9 +232,6 @@ class SessionGate:
         next line's decision."""
         p = self.policy
         if not release:
-            early = self.blocked(now)
-            if early is not None:
-                return early
             self.chars_since_decision = 0
         back = self.waiting(now)
         if back is not None and all(c.topic_id != back.topic_id for c in candidates):

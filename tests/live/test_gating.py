@@ -197,3 +197,40 @@ def test_the_caption_s_time_on_screen_is_its_ttl():
     assert g.on_screen_until == 7.0
     say_and_decide(g, [c("weak", 0.5)], 3)
     assert g.due() == 7.0
+
+
+def _ranked(item_id: str, score: float):
+    from agent.models import Topic
+    from agent.ranking import Ranked
+
+    topic = Topic(source="weibo", item_id=item_id, title=f"标题{item_id}")
+    return Ranked(id=topic.id, topic=topic, score=score, components={})
+
+
+def test_a_line_asks_the_gate_twice_plan_before_ranking_and_choose_after():
+    g = gate(min_read_s=6)
+    g.hear(SPEECH)
+    plan = g.plan(0)
+    assert plan.quiet is None and plan.recent == frozenset()
+    a = _ranked("a", 0.6)
+    decision, shown = g.choose([a], lambda tid: tid, 0, again=lambda tid, score: None)
+    assert decision.show and shown is a
+    assert g.plan(1).quiet is not None  # no new speech: quiet before any ranking
+    g.hear(SPEECH)
+    assert g.plan(3).recent == {a.topic.id}
+
+
+def test_choose_lets_go_of_a_held_back_story_no_longer_on_the_lists():
+    g = gate(min_read_s=6)
+    g.hear(SPEECH)
+    g.choose([_ranked("a", 0.6)], lambda tid: tid, 0, again=lambda tid, score: None)
+    g.hear(SPEECH)
+    b = _ranked("b", 0.9)
+    decision, shown = g.choose([b], lambda tid: tid, 3, again=lambda tid, score: None)
+    assert decision.reason == "display_locked" and shown is None and g.held_back is not None
+    decision, shown = g.choose([], lambda tid: tid, 6, again=lambda tid, score: None, release=True)
+    assert shown is None and g.held_back is None  # gone from the lists: nothing goes up
+    g.hear(SPEECH)
+    g.choose([b], lambda tid: tid, 6.5, again=lambda tid, score: None)
+    decision, shown = g.choose([], lambda tid: tid, 12.5, again=lambda tid, score: b, release=True)
+    assert decision.reason == "no_candidate"  # b went up at 6.5: nothing waits any more

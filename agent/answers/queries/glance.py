@@ -85,15 +85,14 @@ async def glance(deps: GlanceDeps, line: str, *, rank: RankParams, profile: str,
     now = time.time() if now is None else now
     gate = SessionGate(policy=GatePolicy().with_frequency(frequency))
     gate.hear(text)
-    early = gate.blocked(now)
-    if early is not None:
-        return Glance(show=False, reason=early.reason, caption=None, match=None, fact=None, shared_words=())
+    plan = gate.plan(now)
+    if plan.quiet is not None:
+        return Glance(show=False, reason=plan.quiet.reason, caption=None, match=None, fact=None, shared_words=())
     window = ConversationWindow()
     window.add(text, ts=now)
     ranked = await deps.index.rank(rank.query(window, gate_offset=gate.policy.relevance_offset, latest=text))
-    decision = gate.decide_ranked(ranked, deps.index.story_key, now)
-    if decision.show:
-        chosen = next(r for r in ranked if r.topic.id == decision.topic_id)
+    decision, chosen = gate.choose(ranked, deps.index.story_key, now, again=lambda _id, _score: None)
+    if chosen is not None:
         caption = deps.compose_caption(chosen, profile=profile)
         return Glance(show=True, reason=decision.reason, caption=caption, match=chosen,
                       fact=await gather(deps, chosen.topic), shared_words=_shared_words(text, chosen.topic.title))
