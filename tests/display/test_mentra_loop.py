@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 import httpx
 from websockets.asyncio.server import serve
@@ -13,6 +15,23 @@ from agent.runtime import Runtime
 from agent.settings import Settings
 
 SESSION = "user1@example.com-com.trendlens.captions"
+
+
+@asynccontextmanager
+async def glasses_session(settings: Settings, cloud: Callable[..., Awaitable[None]]) -> AsyncIterator[Runtime]:
+    """The service over the synthetic snapshot, and the cloud stand-in `cloud` asking it for SESSION
+    through the webhook, as the MentraOS cloud does when the wearer starts the app."""
+    runtime = Runtime.build(settings)
+    await runtime.collector.cycle()
+    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
+    async with serve(cloud, "127.0.0.1", 0) as server, app.router.lifespan_context(app):
+        port = server.sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://app") as client:
+            r = await client.post("/mentra/webhook", json={
+                "type": "session_request", "sessionId": SESSION, "userId": "user1@example.com",
+                "timestamp": "2026-01-28T12:00:00Z", "mentraOSWebsocketUrl": f"ws://127.0.0.1:{port}/app-ws"})
+            assert r.status_code == 200 and r.json() == {"status": "success"}
+        yield runtime
 
 
 async def test_transcripts_from_a_fake_cloud_come_back_as_captions(tmp_path):
@@ -31,16 +50,7 @@ async def test_transcripts_from_a_fake_cloud_come_back_as_captions(tmp_path):
             await inbox.put(json.loads(raw))
 
     settings = Settings(data_dir=tmp_path, offline=True, api_keys="k", displays=["mentra"], mentra_api_key="secret")
-    runtime = Runtime.build(settings)
-    await runtime.collector.cycle()
-    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
-    async with serve(cloud, "127.0.0.1", 0) as server, app.router.lifespan_context(app):
-        port = server.sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://app") as client:
-            r = await client.post("/mentra/webhook", json={
-                "type": "session_request", "sessionId": SESSION, "userId": "user1@example.com",
-                "timestamp": "2026-01-28T12:00:00Z", "mentraOSWebsocketUrl": f"ws://127.0.0.1:{port}/app-ws"})
-            assert r.status_code == 200 and r.json() == {"status": "success"}
+    async with glasses_session(settings, cloud) as runtime:
         init = await asyncio.wait_for(inbox.get(), 10)
         assert init["type"] == "tpa_connection_init" and init["apiKey"] == "secret" and init["sessionId"] == SESSION
         assert (await asyncio.wait_for(inbox.get(), 10))["type"] == "subscription_update"
@@ -76,15 +86,7 @@ async def test_diarized_lines_are_recorded_with_their_speaker_and_the_wearers_le
 
     settings = Settings(data_dir=tmp_path, offline=True, api_keys="k", displays=["mentra"], mentra_api_key="secret",
                         mentra_languages=["zh-CN"])
-    runtime = Runtime.build(settings)
-    await runtime.collector.cycle()
-    app = create_app(settings, runtime=runtime, schedule=False, announce_key=False)
-    async with serve(cloud, "127.0.0.1", 0) as server, app.router.lifespan_context(app):
-        port = server.sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://app") as client:
-            await client.post("/mentra/webhook", json={
-                "type": "session_request", "sessionId": SESSION, "userId": "user1@example.com",
-                "timestamp": "2026-01-28T12:00:00Z", "mentraOSWebsocketUrl": f"ws://127.0.0.1:{port}/app-ws"})
+    async with glasses_session(settings, cloud) as runtime:
         await asyncio.wait_for(inbox.get(), 10)
         await asyncio.wait_for(inbox.get(), 10)
         event = await asyncio.wait_for(inbox.get(), 20)
