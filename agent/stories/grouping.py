@@ -23,9 +23,10 @@ Grouping (`GroupingRules`): links are taken strongest first. Two groups join whe
 - the larger of the two has at least `1 + (k - 1) // per_strong` strong links to the other (off,
   None, by default: no left-out day was better for it, docs/stories.md);
 - what they count with small numbers agrees (3死 in one and 7死 in the other are two events);
-- under an occasion (either group holds a headline carrying an occasion's word), at least `core` of
-  the pairs between the two groups are linked: on a gala night a story grows by what links to most
-  of it, not through one bridge (a singer in two acts, a prop in three memes).
+- under an occasion (the held lists have an occasion's word), at least `core` of the pairs between
+  the two groups are linked: on a gala night a story grows by what links to most of it, not through
+  one bridge (a singer in two acts, a prop in three memes), and so does a story of that night that
+  never names the gala (its links are read by the occasion's model, `LinkModel.occasion`).
 """
 
 from __future__ import annotations
@@ -437,7 +438,7 @@ class StoryIndex:
     def _group(self, region: set[str]) -> tuple[dict[str, list[str]], dict[str, list[Link]]]:
         """The grouping rules (module docstring) over the items of `region`."""
         rules = self.rules
-        groups = _Groups.of(region, self.held, self._weights.occasion)
+        groups = _Groups.of(region, self.held, self._weights.occasion, everywhere=self._weights.under_occasion)
         usable = self._strong_links(region)
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
@@ -522,12 +523,14 @@ class _Groups:
     source: dict[str, str]
     platforms: dict[str, set[str]]
     counts: dict[str, dict[str, set[str]]]
-    occasion: dict[str, bool]  # a member's headline carries an occasion's word (`GroupingRules.core`)
+    occasion: dict[str, bool]  # joins by the core rule (`GroupingRules.core`): the held lists have an occasion
     used_links: dict[str, list[Link]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, region: set[str], held: HeldItems, occasion: Callable[[str], bool]) -> _Groups:
-        """Each item of `region` its own group."""
+    def of(cls, region: set[str], held: HeldItems, occasion: Callable[[str], bool], *,
+           everywhere: bool = False) -> _Groups:
+        """Each item of `region` its own group; `everywhere`: the held lists have an occasion, and every
+        group on them joins by the core rule, not only those whose headlines say the occasion."""
         topics, evidence_of = held.topics, held.evidence
         group_of = {tid: tid for tid in paced(region)}
         members_of: dict[str, list[str]] = {tid: [tid] for tid in paced(region)}
@@ -541,7 +544,7 @@ class _Groups:
             counts[tid] = defaultdict(set)
             for unit, num in evidence_of[tid].small_counts:
                 counts[tid][unit].add(num)
-        under = {tid: any(map(occasion, evidence_of[tid].title_terms)) for tid in paced(region)}
+        under = {tid: everywhere or any(map(occasion, evidence_of[tid].title_terms)) for tid in paced(region)}
         return cls(group_of, members_of, source, platforms, counts, under)
 
     def join(self, gi: str, gj: str, edge: Link) -> None:

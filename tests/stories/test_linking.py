@@ -84,6 +84,23 @@ def test_a_theme_shared_on_a_busy_day_is_no_link() -> None:
     assert pair(drama, topic("douyin", "d", "无忧渡含金量有多高")) is None
 
 
+def test_under_an_occasion_a_name_that_opens_a_short_headline_links_it_to_another_list() -> None:
+    """A gala night's short title ("某某 绝了") shares one name with another list's item: the meme, read by
+    the occasion's model. On an ordinary day the same pair stays under the join threshold (a name
+    alone is a theme there), and so does a name that opens neither headline on the night."""
+
+    def probability(a: str, b: str, *, under: bool) -> float:
+        weights = Weights(300, lambda _t: 6, lambda _t: 6, under_occasion=under)
+        found = link(evidence(topic("baidu", "a", a)), evidence(topic("douyin", "b", b)), weights=weights,
+                     cosine=None, model=LINK_MODELS["lexical"], kept=0.0)
+        return found.probability if found is not None else 0.0
+
+    strong = LINK_MODELS["lexical"].strong
+    assert probability("林夏一开口时间都慢了", "林夏 绝了", under=True) >= strong
+    assert probability("林夏一开口时间都慢了", "林夏 绝了", under=False) < strong
+    assert probability("一开口时间都慢了的林夏", "谁说林夏绝了", under=True) < strong
+
+
 @needs_days
 def test_left_out_days_hold_the_floors_the_docs_quote() -> None:
     """Fitted on two days, scored on the third, without a model (titles and context only):

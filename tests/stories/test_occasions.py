@@ -51,6 +51,18 @@ def test_two_memes_sharing_only_the_occasion_are_two_stories_under_it() -> None:
     assert {of[m] for m in memes} <= set(occasions[0].story_ids)
 
 
+def test_on_an_occasion_night_a_story_that_never_names_it_grows_by_what_links_to_most_of_it() -> None:
+    """None of these four headlines says 春晚, yet the night has it: the fourth links to one member of the
+    story only (a bridge), so it stays a story of its own, while the third, linked to both, joins."""
+    memes = [("weibo", "a1", "青衣名角唱红梅雪夜"), ("douyin", "a2", "青衣名角唱红梅雪夜 泪目"),
+             ("baidu", "b1", "名角唱红梅雪夜后登台讲相声"), ("zhihu", "b2", "登台讲相声的老艺人被赞")]
+    topics = [topic(s, i, t, rank=n + 1, heat=1000.0 - n) for n, (s, i, t) in enumerate(memes + FILLER)]
+    story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
+    a1, a2, b1, b2 = (t.id for t in topics[:4])
+    assert story_of[a1] == story_of[a2] == story_of[b1]
+    assert story_of[b2] != story_of[b1]
+
+
 def test_an_occasion_id_is_stable_when_a_story_joins_it() -> None:
     topics = night()
     index = StoryIndex()

@@ -49,5 +49,5 @@ def test_the_fitting_precision_as_written() -> None:
 
 
 def test_the_core_rule_as_written() -> None:
-    assert f"at least half (`core` {_g(RULES.core or 0)}) of the" in DOC
+    assert f"at least a third (`core` {_g(RULES.core or 0)}) of the" in DOC
     assert f"linked at p ≥ {_g(RULES.support)} (`support`)" in DOC
