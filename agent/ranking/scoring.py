@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..models import detect_lang
+from ..models import zh_or_en
 from .lexical import query_terms
 from .snapshot import IndexSnapshot
 
@@ -50,7 +50,6 @@ __all__ = [
     "Scores",
     "dense_evidence",
     "expected_max_z",
-    "lang_of",
     "profile_for",
     "save_fitted",
     "score",
@@ -70,11 +69,6 @@ def expected_max_z(n: int) -> float:
     if n < 8:
         return 0.65 * a
     return a - (math.log(math.log(n)) + math.log(4 * math.pi)) / (2.0 * a)
-
-
-def lang_of(text: str) -> str:
-    """The calibration language of a query: "zh" for CJK text, else "en"."""
-    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,7 +286,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
-    lang = lang or (lang_of(parts[-1][0]) if parts else "en")
+    lang = lang or (zh_or_en(parts[-1][0]) if parts else "en")
     cal = profile.lang(lang)
     dense = topic_z = np.zeros(n, dtype=np.float32)
     use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
