@@ -274,6 +274,15 @@ def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSn
     return np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
 
 
+def _lexical(snapshot: IndexSnapshot, parts: list[tuple[str, float]], bridged: Mapping[str, float] | None,
+             tau: float) -> np.ndarray:
+    """Saturated BM25 of the line's terms, each bridged term at its weight if that is higher."""
+    terms = query_terms(parts)
+    for term, weight in (bridged or {}).items():
+        terms[term] = max(terms.get(term, 0.0), weight)
+    return _saturated(snapshot, terms, tau) if terms else np.zeros(len(snapshot), dtype=np.float32)
+
+
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
           bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0) -> Scores:
@@ -295,13 +304,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
         if profile.calibration == "topic":
             topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
-    lex = np.zeros(n, dtype=np.float32)
-    if (channels != "dense" or not use_dense) and n:
-        terms = query_terms(parts)
-        for term, weight in (bridged or {}).items():
-            terms[term] = max(terms.get(term, 0.0), weight)
-        if terms:
-            lex = _saturated(snapshot, terms, cal.lexical_tau)
+    lex = (_lexical(snapshot, parts, bridged, cal.lexical_tau) if (channels != "dense" or not use_dense) and n
+           else np.zeros(n, dtype=np.float32))
     bridged_lex = None
     if bridged and n and lang != "zh":
         # the Chinese terms an English line names (bridges.py), on the Chinese lexical scale; their
