@@ -3,6 +3,7 @@
     TrendLensError
     ├── ConfigError            the user's input or configuration is wrong (fix it and retry)
     │   ├── UnknownNameError   a name not in a registry; lists the valid ones
+    │   ├── DuplicateNameError a second item registered under a name already taken
     │   └── InputError         a bad file / record / request the user supplied
     ├── SourceError            one trend source failed; carries source and url
     │   ├── FetchError         transport or HTTP status failure (may be transient)
@@ -34,6 +35,7 @@ __all__ = [
     "BlockedError",
     "CircuitOpenError",
     "ConfigError",
+    "DuplicateNameError",
     "FetchError",
     "InputError",
     "ModelError",
@@ -86,6 +88,12 @@ class UnknownNameError(ConfigError):
     def __init__(self, kind: str, name: str, valid: list[str] | tuple[str, ...]) -> None:
         self.kind, self.name, self.valid = kind, name, tuple(valid)
         super().__init__(f"unknown {kind} {name!r}; valid: {', '.join(sorted(valid))}")
+
+
+class DuplicateNameError(ConfigError):
+    def __init__(self, kind: str, name: str) -> None:
+        self.kind, self.name = kind, name
+        super().__init__(f"{kind} {name!r} is registered already")
 
 
 class InputError(ConfigError):

@@ -11,8 +11,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .platforms import caption_label
+from .text import KANA, has_han
 
-__all__ = ["Lang", "Topic", "Trend", "detect_lang", "printable", "stable_id", "utcnow"]
+__all__ = ["Lang", "Topic", "Trend", "detect_lang", "printable", "stable_id", "utcnow", "zh_or_en"]
+
+_KANA_CHAR = re.compile(f"[{KANA}]")
 
 # control characters (C0 but tab, newline and return; DEL; C1) and lone surrogates: no reader shows
 # them, and PostgreSQL refuses a NUL (a whole fetch cycle's transaction with it)
@@ -44,22 +47,18 @@ def stable_id(*parts: str) -> str:
 
 def detect_lang(text: str) -> Lang:
     """Cheap script-based language guess: enough to route CJK vs Latin handling."""
-    han = kana = latin = 0
-    for ch in text:
-        o = ord(ch)
-        if 0x3040 <= o <= 0x30FF:
-            kana += 1
-        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF:
-            han += 1
-        elif ch.isascii() and ch.isalpha():
-            latin += 1
-    if kana:
+    if _KANA_CHAR.search(text):
         return "ja"
-    if han:
+    if has_han(text):
         return "zh"
-    if latin:
+    if any(ch.isascii() and ch.isalpha() for ch in text):
         return "en"
     return "other"
+
+
+def zh_or_en(text: str) -> Literal["zh", "en"]:
+    """The language a text is ranked and captioned in: "zh" for Han or kana script, else "en"."""
+    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
 
 
 class Topic(BaseModel):

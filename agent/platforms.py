@@ -13,11 +13,14 @@ names a platform reads it from here like the others. A built-in record is never 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 __all__ = ["PLATFORMS", "Category", "Platform", "caption_label", "find_platform", "forget_platform", "heat_unit",
-           "in_category", "platform_name", "register_platform", "run_time_platforms", "weak_headline"]
+           "in_category", "known_platforms", "platform_name", "platform_record", "register_platform",
+           "run_time_platforms", "weak_headline"]
 
 Category = Literal["tech", "video"]
 
@@ -42,7 +45,7 @@ class Platform:
 
 
 # Order: the big lists first (chat suggestions follow it).
-PLATFORMS: dict[str, Platform] = {p.source: p for p in (
+PLATFORMS: Mapping[str, Platform] = MappingProxyType({p.source: p for p in (
     Platform(source="weibo", label="微博", zh="微博", en="Weibo", aliases=("微博", "新浪微博", "weibo", "微博热搜"),
              aggregated_as=(("dailyhot", "weibo"), ("newsnow", "weibo"))),
     Platform(source="zhihu", label="知乎", zh="知乎", en="Zhihu", aliases=("知乎", "zhihu"),
@@ -75,9 +78,11 @@ PLATFORMS: dict[str, Platform] = {p.source: p for p in (
              aggregated_as=(("dailyhot", "github"), ("newsnow", "github"), ("newsnow", "github-trending-today"))),
     Platform(source="wikipedia", label="Wiki", zh="维基百科", en="Wikipedia",
              aliases=("wikipedia", "维基百科", "维基", "wiki"), heat_unit_en="views", weak_headline=True),
-)}
+)})
 
-_BUILT_IN = frozenset(PLATFORMS)
+#: The platforms aggregators' routes name at run time, in the order they came; `PLATFORMS` is
+#: never written after import. Only `register_platform` adds here.
+_RUN_TIME: dict[str, Platform] = {}
 
 
 def aggregator_ids(aggregator: str) -> dict[str, str]:
@@ -92,27 +97,41 @@ def _aliases() -> tuple[tuple[re.Pattern[str], Platform], ...]:
     return tuple(
         (re.compile(r"(?<![a-z0-9])" + re.escape(alias) + r"(?![a-z0-9])" if alias.isascii()
                     else re.escape(alias), re.I), p)
-        for alias, p in sorted(((a, p) for p in PLATFORMS.values() for a in p.aliases), key=lambda ap: -len(ap[0]))
+        for alias, p in sorted(((a, p) for p in (*PLATFORMS.values(), *_RUN_TIME.values()) for a in p.aliases),
+                               key=lambda ap: -len(ap[0]))
     )
 
 
 _ALIASES = _aliases()
 
 
+def platform_record(source: str) -> Platform | None:
+    """The record of `source`: one of the table's, else one an aggregator's route registered."""
+    return PLATFORMS.get(source) or _RUN_TIME.get(source)
+
+
+def known_platforms() -> tuple[str, ...]:
+    """Every platform: the table's in its order, then those registered at run time."""
+    return (*PLATFORMS, *_RUN_TIME)
+
+
 def register_platform(source: str, label: str | None = None, *, domains: tuple[str, ...] = ()) -> Platform:
     """The record of `source`, adding (or relabelling) a run-time one named `label` (an aggregator
-    route's own title, e.g. "36氪"); a built-in record is returned unchanged."""
+    route's own title, e.g. "36氪"); a built-in record is returned unchanged, never replaced.
+
+    A route registers its platform when it is made and again when its first answer brings the
+    route's own title and link host: the second call refreshes that record, it adds no other."""
     global _ALIASES
-    current = PLATFORMS.get(source)
-    if source in _BUILT_IN and current is not None:
-        return current
+    if source in PLATFORMS:
+        return PLATFORMS[source]
+    current = _RUN_TIME.get(source)
     text = " ".join(_TAG.sub(" ", label or "").split())[:_LABEL_CELLS] or source
     if current is not None and current.label == text and (current.domains == domains or not domains):
         return current
     aliases = tuple(dict.fromkeys(a for a in (text.casefold(), source.casefold()) if len(a) >= 2))
     record = Platform(source=source, label=text, zh=text, en=text, aliases=aliases,
                       domains=domains or (current.domains if current else ()), run_time=True)
-    PLATFORMS[source] = record
+    _RUN_TIME[source] = record
     _ALIASES = _aliases()
     return record
 
@@ -120,13 +139,13 @@ def register_platform(source: str, label: str | None = None, *, domains: tuple[s
 def forget_platform(source: str) -> None:
     """Drop a run-time record (a test's own, or a route no longer configured); built-in ones stay."""
     global _ALIASES
-    if source not in _BUILT_IN and PLATFORMS.pop(source, None) is not None:
+    if _RUN_TIME.pop(source, None) is not None:
         _ALIASES = _aliases()
 
 
 def run_time_platforms() -> tuple[str, ...]:
     """The platforms aggregators added, in the order they were registered."""
-    return tuple(s for s, p in PLATFORMS.items() if p.run_time)
+    return tuple(_RUN_TIME)
 
 
 def find_platform(question: str) -> tuple[Platform, str] | None:
@@ -140,7 +159,7 @@ def find_platform(question: str) -> tuple[Platform, str] | None:
 
 def platform_name(source: str, lang: str) -> str:
     """The platform in words, in the answer's language; an unknown source (a feed) keeps its own name."""
-    p = PLATFORMS.get(source)
+    p = platform_record(source)
     if p is None:
         return source
     return p.zh if lang == "zh" else p.en
@@ -148,19 +167,19 @@ def platform_name(source: str, lang: str) -> str:
 
 def caption_label(source: str) -> str:
     """The meta line's short name ("weibo" → "微博", "hackernews" → "HN"); a feed keeps its own name."""
-    p = PLATFORMS.get(source)
+    p = platform_record(source)
     return p.label if p else source
 
 
 def heat_unit(source: str) -> str:
     """What an English heat figure of this platform counts ("pts", "★", "views"), or ""."""
-    p = PLATFORMS.get(source)
+    p = platform_record(source)
     return p.heat_unit_en if p else ""
 
 
 def weak_headline(source: str) -> bool:
     """Whether the platform's titles word a story badly; feeds are taken to title like news."""
-    p = PLATFORMS.get(source)
+    p = platform_record(source)
     return p.weak_headline if p else False
 
 

@@ -1,5 +1,6 @@
 """Text facts every part reads: the Han character range (and kana and Hangul beside it), the
-bigrams and words of a text, and heat written as people write it.
+bigrams and words of a text, heat written as people write it, Chinese numerals, and the longest
+text read as one.
 
 One range for Han characters (CJK unified ideographs, extension A, compatibility ideographs), so
 no module matches a different set (Hangul and kana are not Han: Korean and Japanese text are
@@ -11,13 +12,23 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["HAN", "HANGUL", "HAN_CHAR", "KANA", "format_heat", "han_bigrams", "has_han", "is_han"]
+__all__ = ["HAN", "HANGUL", "HAN_CHAR", "KANA", "MAX_TEXT_CHARS", "ZH_DIGITS", "ZH_PLACES", "format_heat",
+           "han_bigrams", "has_han", "is_han"]
 
 HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # for a character class: rf"[{HAN}]"
 KANA = r"\u3040-\u30ff"  # hiragana and katakana
 HANGUL = r"\uac00-\ud7af\u1100-\u11ff"  # syllables and jamo
 HAN_CHAR = re.compile(rf"[{HAN}]")
 _RUN = re.compile(rf"[{HAN}]+|[a-z0-9]+")
+
+#: The longest text read as one: an utterance, a conversation window, a text embedded, a question
+#: or a search. About a minute of fast speech; a longer one keeps its last part (or is refused).
+MAX_TEXT_CHARS = 2000
+
+#: Chinese numerals: each digit's value, and the place words between them (十 of 二十三).
+ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+             "九": 9}
+ZH_PLACES = {"十": 10, "百": 100, "千": 1000}
 
 
 def has_han(text: str) -> bool:

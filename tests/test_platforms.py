@@ -28,6 +28,21 @@ def test_a_run_time_platform_is_named_by_its_route_and_never_replaces_a_built_in
     assert caption_label("huxiu") == "huxiu" and caption_label("weibo") == "微博"
 
 
+def test_run_time_platforms_have_their_own_table_and_the_built_in_one_is_never_written() -> None:
+    from agent.platforms import forget_platform, known_platforms, register_platform, run_time_platforms
+
+    with pytest.raises(TypeError):
+        PLATFORMS["huxiu"] = PLATFORMS["weibo"]  # type: ignore[index]
+    try:
+        register_platform("huxiu", "虎嗅")
+        register_platform("huxiu", "虎嗅网", domains=("huxiu.com",))  # the route's first answer: one record, renamed
+        assert "huxiu" not in PLATFORMS and run_time_platforms() == ("huxiu",)
+        assert known_platforms() == (*PLATFORMS, "huxiu") and platform_name("huxiu", "zh") == "虎嗅网"
+    finally:
+        forget_platform("huxiu")
+    assert run_time_platforms() == () and "weibo" in PLATFORMS
+
+
 @pytest.mark.parametrize("source", sorted(PLATFORMS))
 def test_a_question_naming_a_platform_finds_it(source: str) -> None:
     p = PLATFORMS[source]

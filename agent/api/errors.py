@@ -10,6 +10,7 @@ paths answer validation errors with 400; elsewhere a well-formed but invalid bod
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -78,7 +79,11 @@ ADMIN_ERRORS = error_responses(400, 401, 403, 404, 413, 422, 429)
 
 
 def _validation(exc: RequestValidationError) -> tuple[str, str | None]:
-    errors = exc.errors()
+    return validation_message(exc.errors())
+
+
+def validation_message(errors: Sequence[Any]) -> tuple[str, str | None]:
+    """A validation failure in one line, and the field it names: an HTTP body's and a stream frame's alike."""
     if not errors:
         return "invalid request", None
     first = errors[0]

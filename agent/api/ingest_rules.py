@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..platforms import PLATFORMS
+from ..platforms import known_platforms
 from ..settings import Settings
 from ..sources import REGISTRY
 from ..store import Store
@@ -41,7 +41,7 @@ class IngestRules:
         # every source that can ever fetch, configured or not: a source switched off today may be
         # switched on tomorrow, and its ids must not be taken meanwhile
         feeds = {f.name for f in settings.fetch.feeds}
-        self.fetchers = frozenset(REGISTRY) | frozenset(PLATFORMS) | feeds | set(fetched)
+        self.fetchers = frozenset(REGISTRY) | frozenset(known_platforms()) | feeds | set(fetched)
 
     def check_ids(self, ids: Sequence[str]) -> None:
         """422 for an id in a fetcher's namespace."""

@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.captions.profiles import DEFAULT_PROFILE
+from agent.live.gating import Frequency
 from agent.models import printable
 
 Lang = Literal["zh", "en", "ja", "other"]
@@ -50,8 +52,8 @@ class IngestOut(BaseModel):
 
 class SessionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    profile: str = "hud-web"
-    frequency: Literal["low", "medium", "high"] = "medium"
+    profile: str = DEFAULT_PROFILE
+    frequency: Frequency = "medium"
 
 
 class SessionOut(BaseModel):

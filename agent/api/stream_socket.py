@@ -28,11 +28,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
 
 from agent.live.shared_sessions import SharedStateError
 
 from ..errors import InputError, OverloadError
 from .erase import ERASED_CLOSE, ErasureGuard, SessionErased
+from .errors import validation_message
+from .schemas import UtteranceIn
 from .throttle import MAX_FRAME_BYTES, Charge, LiveSessions, take_all_async
 
 if TYPE_CHECKING:
@@ -183,21 +186,14 @@ class StreamSocket:
 
     async def _answer_frame(self, text: str | None) -> None:
         ws = self.websocket
-        if text is None:
-            await ws.send_json({"type": "error", "message": "send JSON text frames"})
-            return
-        try:
-            msg = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            await ws.send_json({"type": "error", "message": "frame is not valid JSON"})
-            return
-        if not isinstance(msg, dict) or msg.get("type") != "utterance":
-            await ws.send_json({"type": "error", "message": "expected {\"type\": \"utterance\", ...}"})
+        said = _utterance_of(text)
+        if isinstance(said, str):
+            await ws.send_json({"type": "error", "message": said})
             return
         started = time.perf_counter()
         try:
             result = await self.guard.run(self.session, self.runtime.handle_utterance(
-                self.session, msg.get("text"), final=bool(msg.get("final", True))))
+                self.session, said.text, final=said.final))
         except (InputError, OverloadError) as exc:
             await ws.send_json({"type": "error", "message": str(exc)})
             return
@@ -213,3 +209,20 @@ class StreamSocket:
                             "stages_ms": result.stages_ms})
         if result.decision is not None:  # the one stage after the decision's record is made: its frames
             self.runtime.metrics.stage_seconds.observe(time.perf_counter() - decided, "socket_send")
+
+
+def _utterance_of(text: str | None) -> UtteranceIn | str:
+    """A frame's utterance, checked by the HTTP body's own model (`"final": "false"` is False on
+    both), or the one-line error the frame is answered with."""
+    if text is None:
+        return "send JSON text frames"
+    try:
+        msg = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return "frame is not valid JSON"
+    if not isinstance(msg, dict) or msg.get("type") != "utterance":
+        return "expected {\"type\": \"utterance\", ...}"
+    try:
+        return UtteranceIn.model_validate({k: v for k, v in msg.items() if k != "type"})
+    except ValidationError as exc:
+        return validation_message(exc.errors())[0]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.live.sessions import MAX_UTTERANCE_CHARS
+from agent.text import MAX_TEXT_CHARS
 
 from .security import RateLimiter
 
@@ -30,7 +30,7 @@ __all__ = ["LIVE_S", "MAX_FRAME_BYTES", "Charge", "KeyLimiter", "LiveSessions", 
            "take_all", "take_all_async"]
 
 # \uXXXX is 6 bytes a character; the envelope ({"type": "utterance", "final": ...}) fits in the rest
-MAX_FRAME_BYTES = MAX_UTTERANCE_CHARS * 6 + 4096
+MAX_FRAME_BYTES = MAX_TEXT_CHARS * 6 + 4096
 
 
 LIVE_S = 60.0  # a session that spoke this recently counts as live for its key's limit

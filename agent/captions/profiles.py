@@ -143,6 +143,10 @@ PROFILES: dict[str, DisplayProfile] = _profiles(
     ),
 )
 
+#: The profile a session, or the MCP glasses preview, is fitted to when its caller names none: the
+#: web HUD that every session's `hud_url` opens, so the preview shows what that session would.
+DEFAULT_PROFILE = "hud-web"
+
 
 def get_profile(name: str) -> DisplayProfile:
     """The registered profile called `name`; UnknownNameError lists the valid ones."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import Literal, assert_never
 
-from ..models import Trend, detect_lang
+from ..models import Trend
+from ..models import zh_or_en as caption_lang  # the one rule: models.zh_or_en
 from ..platforms import caption_label, heat_unit
 from ..text import format_heat
 from .caption import Caption
@@ -23,11 +24,6 @@ CaptionLang = Literal["zh", "en"]
 
 _SEP = " · "
 _MAX_PLATFORMS = 4
-
-
-def caption_lang(text: str) -> CaptionLang:
-    """The caption language of a text: Chinese for CJK script, else English."""
-    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
 
 
 def _trend_marks(trend: Trend, lang: CaptionLang, emoji: bool) -> tuple[str, str]:

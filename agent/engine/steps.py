@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..captions.templates import caption_lang
 from ..errors import ConfigError
 from ..ranking.query import RankQuery
+from ..registry import Registry
 from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
 
 if TYPE_CHECKING:
@@ -242,8 +243,9 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)  # readers never see a half-written digest
 
 
-STEPS: dict[str, Step] = {
-    s.name: s
+#: The one registry of steps: a second step of one name is refused here, not silently kept.
+STEPS: Registry[Step] = Registry("step", (
+    (s.name, s)
     for s in (
         Step("fetch", FetchParams, fetch, "fetch sources once and refresh the ranking index",
              (Start,), Fetched),
@@ -261,4 +263,4 @@ STEPS: dict[str, Step] = {
         Step("digest", DigestParams, digest, "build the digest of top topics; optionally write it to a file",
              (Start, Fetched), DigestMade),
     )
-}
+))

@@ -19,12 +19,12 @@ import json
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from agent.captions.caption import Caption
-from agent.captions.profiles import get_profile
+from agent.captions.profiles import DEFAULT_PROFILE, get_profile
 from agent.errors import InputError
-from agent.live.gating import Decision, GatePolicy, SessionGate
+from agent.live.gating import Decision, Frequency, GatePolicy, SessionGate
 from agent.models import utcnow
 from agent.ranking.window import ConversationWindow
 from agent.store import Store
@@ -37,19 +37,18 @@ from agent.store.session_rows import (
     record_decision,
     session_row,
 )
+from agent.text import MAX_TEXT_CHARS
 
-__all__ = ["MAX_LIVE", "MAX_LIVE_PER_OWNER", "MAX_UTTERANCE_CHARS", "Session", "SessionManager", "SessionStore",
+__all__ = ["MAX_LIVE", "MAX_LIVE_PER_OWNER", "Session", "SessionManager", "SessionStore",
            "clean_utterance"]
 
 UTTERANCE_SECRET = "utterance_hmac"  # its row in install_secrets
 
-Frequency = Literal["low", "medium", "high"]
 MAX_LIVE = 10_000  # sessions held in memory at most, on this instance
 # sessions of one owner (an API key; the glasses platforms count as one) held in memory at most: a
 # key that makes more pushes out its own least recently used, never another key's
 MAX_LIVE_PER_OWNER = 1_000
-MAX_UTTERANCE_CHARS = 2000  # ~1 minute of fast speech; anything longer is not one utterance
-_RAW_CHARS = 2 * MAX_UTTERANCE_CHARS  # room for the spacing and control characters cleaning drops
+_RAW_CHARS = 2 * MAX_TEXT_CHARS  # room for the spacing and control characters cleaning drops
 
 
 def _hash(token: str) -> str:
@@ -72,9 +71,9 @@ def clean_utterance(text: Any) -> tuple[str, str | None]:
     text = " ".join(text.split())
     if not text:
         raise InputError("utterance text is empty")
-    if cut or len(text) > MAX_UTTERANCE_CHARS:
+    if cut or len(text) > MAX_TEXT_CHARS:
         # keep the end: the newest words are what the table is talking about now
-        return text[-MAX_UTTERANCE_CHARS:], f"utterance truncated to its last {MAX_UTTERANCE_CHARS} characters"
+        return text[-MAX_TEXT_CHARS:], f"utterance truncated to its last {MAX_TEXT_CHARS} characters"
     return text, None
 
 
@@ -136,7 +135,7 @@ class SessionManager:
         self._live: OrderedDict[str, Session] = OrderedDict()
         self._by_owner: dict[str | None, OrderedDict[str, None]] = {}  # the same ids per owner, in the same order
 
-    def create(self, profile: str = "hud-web", frequency: Frequency = "medium", *,
+    def create(self, profile: str = DEFAULT_PROFILE, frequency: Frequency = "medium", *,
                owner: str | None = None) -> tuple[Session, str]:
         """A new session owned by the key hashed as `owner`, and its (watch-only) token."""
         get_profile(profile)  # unknown profiles fail here, listing the valid ones

@@ -36,10 +36,12 @@ from agent.answers.queries import (
     utterance_rank_params,
 )
 
-from ..captions.profiles import PROFILES
+from ..captions.profiles import DEFAULT_PROFILE, PROFILES
 from ..errors import InputError
+from ..live.gating import Frequency
 from ..platforms import find_platform, platform_name, run_time_platforms
 from ..sources import AGGREGATOR_NAMES, REGISTRY
+from ..text import MAX_TEXT_CHARS
 from .schemas import (
     CaptionOut,
     CompareOut,
@@ -184,11 +186,11 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
 
     @server.tool(title="What would the glasses show", annotations=_READ_ONLY)
     async def glasses_preview(
-            line: Annotated[str, Field(min_length=1, max_length=2000,
+            line: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS,
                                        description="one line of conversation, as speech-to-text would give it")],
             profile: Annotated[Literal[tuple(PROFILES)], Field(  # type: ignore[valid-type]
-                description="the display the caption is fitted to")] = "even-g1",
-            frequency: Annotated[Literal["low", "medium", "high"], Field(
+                description="the display the caption is fitted to")] = DEFAULT_PROFILE,
+            frequency: Annotated[Frequency, Field(
                 description="the wearer's caption frequency: low raises the relevance bar, high lowers it")]
             = "medium") -> Annotated[CallToolResult, GlassesPreview]:
         """What TrendLens would put on smart glasses if this line were said at the table: the trending story

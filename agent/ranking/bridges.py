@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from .stopwords import BRIDGE_EDGE_EN
+
 __all__ = ["BRIDGES", "BRIDGE_BAR", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms", "dictionary", "english_words"]
 
 Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
@@ -41,15 +43,6 @@ MAX_WORDS = 4  # the longest English phrase looked up
 MAX_HEADWORDS = 4  # Chinese words one phrase may bring (CEDICT's first entries for it)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _HEAD = re.compile(r"^(?:to |a |an |the )?([^(,;]+)")
-# words that name nothing on their own, in speech or in a gloss
-_STOP = frozenset("""
-a an the of to and or in on at for with from by is are was were be been it its this that these those i you he
-she we they me him her us them my your his our their what which who whom how why when where there here not no
-yes do does did done have has had can could will would should may might must just so very too also really
-get got go going gone went come came see saw seen say said tell told know knew think thought like one two all
-some any more most much many other such only own same than then now well even back still way thing things
-new old big little good bad last first next ever never again ok okay yeah oh hey wow right guy guys people
-""".split())
 
 
 @dataclass(frozen=True)
@@ -94,7 +87,7 @@ class _Dictionary:
             if "(name)" in gloss or head in _CALENDAR:
                 continue  # a transliterated given name (Peter → 彼得) or a weekday: it names nobody on a list
             key = _key(head)
-            if not key or len(key.split()) > MAX_WORDS or key in _STOP or len(key) < 3:
+            if not key or len(key.split()) > MAX_WORDS or key in BRIDGE_EDGE_EN or len(key) < 3:
                 continue
             name = head[:1].isupper()
             target = self._names if name else self._words
@@ -150,7 +143,7 @@ def english_words() -> frozenset[str]:
     """Words read as English, never as pinyin: the dictionary's one-word glosses and names, the stop words."""
     book = dictionary()
     # one-word names count too: "Shanghai" is the city the dictionary names, not the syllables shang hai
-    return frozenset(k for k in (*book.words, *book.names) if " " not in k) | _STOP
+    return frozenset(k for k in (*book.words, *book.names) if " " not in k) | BRIDGE_EDGE_EN
 
 
 def _phrases(text: str) -> list[str]:
@@ -160,7 +153,7 @@ def _phrases(text: str) -> list[str]:
     for n in range(MAX_WORDS, 0, -1):
         for i in range(len(words) - n + 1):
             gram = words[i:i + n]
-            if gram[0] in _STOP or gram[-1] in _STOP:
+            if gram[0] in BRIDGE_EDGE_EN or gram[-1] in BRIDGE_EDGE_EN:
                 continue
             out.append(" ".join(gram))
     return out

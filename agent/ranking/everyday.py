@@ -20,6 +20,7 @@ from functools import cache
 from importlib import resources
 
 from ..text import han_bigrams
+from .stopwords import CORE_EN, ZH_FUNCTION_CHARS
 
 __all__ = ["EVERYDAY_SHARE", "asks", "everyday_share", "only_everyday", "vocabulary"]
 
@@ -28,9 +29,6 @@ _ASKS = re.compile(
     r"[?？吗]|怎么|什么|为什么|为啥|啥|咋|是不是|哪个|谁|听说|看到|看了|热搜|上榜|新闻|视频|梗|火了|刷到|"
     r"\b(?:what|why|how|who|which|did you|have you|heard|saw|seen|trending|viral|news|video|meme)\b",
     re.IGNORECASE)
-_STOP = frozenset("a an the of to and or in on at for is are it you we i".split())
-# characters of grammar, not of content: a bigram holding one (的压 of "你的压岁钱") names nothing
-_FUNCTION = frozenset("的了是在我你他她它们这那个和与也就都还吗呢啊吧把被给让")
 
 
 @cache
@@ -42,7 +40,7 @@ def vocabulary() -> frozenset[str]:
 
 
 def _terms(text: str) -> set[str]:
-    return {t for t in han_bigrams(text) if t not in _STOP and not (set(t) & _FUNCTION)}
+    return {t for t in han_bigrams(text) if t not in CORE_EN and not (set(t) & ZH_FUNCTION_CHARS)}
 
 
 def _reaching_into_everyday(line: str, terms: set[str]) -> set[str]:

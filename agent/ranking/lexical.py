@@ -31,34 +31,11 @@ import numpy as np
 from ..text import HAN
 from .numerals import spoken_numbers
 from .pacing import paced, step_aside
+from .stopwords import QUERY_EN, ZH_STOP_BIGRAMS
 
 __all__ = ["BM25Index", "query_terms", "tokenize"]
 
 _RUN = re.compile(rf"[{HAN}]+|[a-z0-9]+(?:'[a-z]+)?")
-
-_EN_STOP = frozenset(
-    """
-a an the and or but if of to in on at by for with from as is are was were be been being am do does did
-it its it's this that these those i me my we our you your he him his she her they them their there here
-what which who whom whose when where why how not no so than too very can will just would should could
-have has had about into over after before up down out off then once all any both each few more most other
-some such only own same s t don now oh yeah yes like know think really got get go going gonna wanna kinda
-um uh hmm okay ok well right mean guess thing things stuff lot lol
-""".split()
-)
-
-
-#: Function-word bigrams of spoken Chinese: they carry no topic, and in a small corpus a single
-#: title containing one (e.g. 还是) would otherwise get a high IDF and match every chat.
-_ZH_STOP = frozenset(
-    """
-还是 到底 什么 怎么 这个 那个 一个 我们 你们 他们 她们 就是 不是 没有 可以 因为 所以 然后 但是 如果 已经
-还有 自己 知道 觉得 现在 真的 时候 这么 那么 为什么 是不 有没 一下 一样 这样 那样 一点 有点 好像 听说 据说
-感觉 其实 反正 而且 还在 也是 都是 就是 不过 起来 出来 一直 这次 那次 这些 那些 哪个 哪些 多少 怎样 咱们
-我的 你的 他的 她的 的人 了吗 了吧 了啊 是的 的时 好多 太多 特别 非常 真是 看到 看了 你看 我看 说是 说的
-""".split()
-)
-
 
 def _stem(w: str) -> str:
     if w.endswith("'s"):
@@ -81,13 +58,13 @@ def tokenize(text: str) -> list[str]:
     for m in _RUN.finditer(norm):
         run = m.group(0)
         if _latin(run):
-            if run in _EN_STOP:
+            if run in QUERY_EN:
                 continue
             out.append(_stem(run))
         elif len(run) == 1:
             out.append(run)
         else:
-            out.extend(bg for bg in (run[i : i + 2] for i in range(len(run) - 1)) if bg not in _ZH_STOP)
+            out.extend(bg for bg in (run[i : i + 2] for i in range(len(run) - 1)) if bg not in ZH_STOP_BIGRAMS)
     out.extend(spoken_numbers(norm))  # "十九" and "nineteen" also match a title's "19"
     return out
 

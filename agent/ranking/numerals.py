@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import re
 
+from ..text import ZH_DIGITS, ZH_PLACES
+
 __all__ = ["spoken_numbers"]
 
-_ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-             "九": 9}
-_ZH_PLACE = {"十": 10, "百": 100, "千": 1000}
 _ZH_SECTION = {"万": 10**4, "亿": 10**8}
 _ZH_NUM = "零〇一二两三四五六七八九十百千万亿"
 # two or more numerals, or one before a counter (the counter is not part of the number)
@@ -38,14 +37,14 @@ _EN_SCALE = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**
 
 
 def _zh_value(run: str) -> int:
-    if not any(ch in _ZH_PLACE or ch in _ZH_SECTION for ch in run):
-        return int("".join(str(_ZH_DIGIT[ch]) for ch in run))
+    if not any(ch in ZH_PLACES or ch in _ZH_SECTION for ch in run):
+        return int("".join(str(ZH_DIGITS[ch]) for ch in run))
     total = section = digit = 0
     for ch in run:
-        if ch in _ZH_DIGIT:
-            digit = _ZH_DIGIT[ch]
-        elif ch in _ZH_PLACE:
-            section += (digit or 1) * _ZH_PLACE[ch]
+        if ch in ZH_DIGITS:
+            digit = ZH_DIGITS[ch]
+        elif ch in ZH_PLACES:
+            section += (digit or 1) * ZH_PLACES[ch]
             digit = 0
         else:
             total = (total + section + digit) * _ZH_SECTION[ch]

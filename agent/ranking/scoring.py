@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..models import detect_lang
+from ..models import zh_or_en
 from .lexical import query_terms
 from .snapshot import IndexSnapshot
 
@@ -50,7 +50,6 @@ __all__ = [
     "Scores",
     "dense_evidence",
     "expected_max_z",
-    "lang_of",
     "profile_for",
     "save_fitted",
     "score",
@@ -70,11 +69,6 @@ def expected_max_z(n: int) -> float:
     if n < 8:
         return 0.65 * a
     return a - (math.log(math.log(n)) + math.log(4 * math.pi)) / (2.0 * a)
-
-
-def lang_of(text: str) -> str:
-    """The calibration language of a query: "zh" for CJK text, else "en"."""
-    return "zh" if detect_lang(text) in ("zh", "ja") else "en"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -280,6 +274,15 @@ def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSn
     return np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
 
 
+def _lexical(snapshot: IndexSnapshot, parts: list[tuple[str, float]], bridged: Mapping[str, float] | None,
+             tau: float) -> np.ndarray:
+    """Saturated BM25 of the line's terms, each bridged term at its weight if that is higher."""
+    terms = query_terms(parts)
+    for term, weight in (bridged or {}).items():
+        terms[term] = max(terms.get(term, 0.0), weight)
+    return _saturated(snapshot, terms, tau) if terms else np.zeros(len(snapshot), dtype=np.float32)
+
+
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
           bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0) -> Scores:
@@ -292,7 +295,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
-    lang = lang or (lang_of(parts[-1][0]) if parts else "en")
+    lang = lang or (zh_or_en(parts[-1][0]) if parts else "en")
     cal = profile.lang(lang)
     dense = topic_z = np.zeros(n, dtype=np.float32)
     use_dense = qvec is not None and channels != "lexical" and n and snapshot.matrix.shape[1]
@@ -301,13 +304,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
         if profile.calibration == "topic":
             topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
-    lex = np.zeros(n, dtype=np.float32)
-    if (channels != "dense" or not use_dense) and n:
-        terms = query_terms(parts)
-        for term, weight in (bridged or {}).items():
-            terms[term] = max(terms.get(term, 0.0), weight)
-        if terms:
-            lex = _saturated(snapshot, terms, cal.lexical_tau)
+    lex = (_lexical(snapshot, parts, bridged, cal.lexical_tau) if (channels != "dense" or not use_dense) and n
+           else np.zeros(n, dtype=np.float32))
     bridged_lex = None
     if bridged and n and lang != "zh":
         # the Chinese terms an English line names (bridges.py), on the Chinese lexical scale; their

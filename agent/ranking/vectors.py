@@ -7,13 +7,14 @@ from typing import Literal
 
 import numpy as np
 
+from ..text import MAX_TEXT_CHARS
+
 __all__ = ["MAX_TEXT_CHARS", "Role"]
 
 Role = Literal["query", "passage"]
 
-#: Longest text handed to a model. Both models stop at 512 tokens anyway; cutting the
-#: characters first keeps tokenisation of a pasted megabyte from costing seconds.
-MAX_TEXT_CHARS = 2000
+# Longest text handed to a model: text.MAX_TEXT_CHARS. Both models stop at 512 tokens anyway;
+# cutting the characters first keeps tokenisation of a pasted megabyte from costing seconds.
 
 
 def _clip(texts: Sequence[str]) -> list[str]:

@@ -8,14 +8,13 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..models import detect_lang
-from ..text import is_han
+from ..text import MAX_TEXT_CHARS, is_han
 
 __all__ = ["ConversationWindow", "Utterance", "sentence_limit", "truncate_text"]
 
 log = logging.getLogger(__name__)
 
 #: Default cap on the characters of conversation the ranker looks at (≈ a minute of speech).
-MAX_CHARS = 2000
 #: A recogniser's piece that ends no sentence, followed by the next within this many seconds, is one
 #: sentence cut at a pause by the endpointer (a pause inside a sentence is well under this).
 JOIN_S = 2.0
@@ -34,7 +33,7 @@ MAX_PIECES = 4
 _SENTENCE_END = tuple("。！？!?.…")
 
 
-def truncate_text(text: str, max_chars: int = MAX_CHARS) -> str:
+def truncate_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
     """Keep the last `max_chars` characters (the most recent speech), logging a warning if cut."""
     if len(text) <= max_chars:
         return text
@@ -88,7 +87,7 @@ class ConversationWindow:
         max_age_s: float = 180.0,
         half_life_s: float = 45.0,
         position_decay: float = 0.85,
-        max_chars: int = MAX_CHARS,
+        max_chars: int = MAX_TEXT_CHARS,
         join_s: float = JOIN_S,
         max_pieces: int = MAX_PIECES,
     ) -> None:
@@ -101,7 +100,7 @@ class ConversationWindow:
         self._items: deque[Utterance] = deque(maxlen=max_utterances)
 
     @classmethod
-    def from_text(cls, text: str, *, max_chars: int = MAX_CHARS) -> ConversationWindow:
+    def from_text(cls, text: str, *, max_chars: int = MAX_TEXT_CHARS) -> ConversationWindow:
         """A window holding `text` as one utterance (the CLI's conversation window)."""
         win = cls(max_chars=max_chars)
         win.add(text)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ..errors import UnknownNameError
+from ..registry import Registry
 from .aggregators import AGGREGATORS, aggregator_sources, without_replaced
 from .baidu import Baidu
 from .base import Endpoint, Source, SourceOptions
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["AGGREGATOR_NAMES", "REGISTRY", "Endpoint", "Fetcher", "Source", "SourceOptions", "build_sources",
            "source_class"]
 
-# Order is the display order in `trendlens sources`.
-REGISTRY: dict[str, type[Source]] = {
-    cls.name: cls
+# The one registry of sources, a second of one name refused; order is the display order in `trendlens sources`.
+REGISTRY: Registry[type[Source]] = Registry("source", (
+    (cls.name, cls)
     for cls in (
         Weibo,
         Zhihu,
@@ -54,16 +54,14 @@ REGISTRY: dict[str, type[Source]] = {
         DailyHot,
         Newsnow,
     )
-}
+))
 # Readers of other sites' lists, not platforms: each of their routes is a source named for its platform.
 AGGREGATOR_NAMES: tuple[str, ...] = tuple(cls.name for cls in AGGREGATORS)
 
 
 def source_class(name: str) -> type[Source]:
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise UnknownNameError("source", name, list(REGISTRY)) from None
+    """The source registered as `name`; an unknown name lists the valid ones."""
+    return REGISTRY[name]
 
 
 def build_sources(settings: Settings, names: list[str] | None = None, *,

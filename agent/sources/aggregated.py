@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from ..models import Lang, Topic
-from ..platforms import PLATFORMS, caption_label, register_platform
+from ..platforms import PLATFORMS, caption_label, platform_record, register_platform
 from .base import Source, SourceOptions
 from .feed import plain
 from .heat import parse_heat
@@ -53,7 +53,7 @@ class AggregatedRoute(Source):
         super().__init__(options)
         if self.options.platform:
             self.name = self.options.platform  # type: ignore[misc]
-            if self.options.platform not in PLATFORMS:
+            if platform_record(self.options.platform) is None:
                 # named from the start (the operator's label, else the route's id), so `/v1/sources`
                 # labels it before the first answer brings the route's own title
                 register_platform(self.options.platform, self.options.label)
@@ -79,7 +79,7 @@ class AggregatedRoute(Source):
         topics must agree) and registers a platform we do not know under the route's title."""
         if not self.options.platform:
             return platform
-        if self.options.platform not in PLATFORMS or PLATFORMS[self.options.platform].run_time:
+        if self.options.platform not in PLATFORMS:  # a table platform keeps its own record
             host = urlsplit(link).hostname if isinstance(link, str) else None
             register_platform(self.options.platform,
                               self.options.label or (label if isinstance(label, str) else None),

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 from wcwidth import wcswidth
 
 from agent.models import Topic
-from agent.platforms import PLATFORMS
+from agent.platforms import platform_record
 from agent.sources import REGISTRY
 from agent.sources.base import link_in_domains
 
@@ -43,7 +43,7 @@ def safe_url(source: str, url: str | None, extra_domains: dict[str, tuple[str, .
     if cls is not None:
         domains = cls.domains
     else:  # a platform an aggregator's route registered: the host its first answer's links were on
-        platform = PLATFORMS.get(source)
+        platform = platform_record(source)
         domains = (extra_domains or {}).get(source, ()) or (platform.domains if platform is not None else ())
     return url if link_in_domains(url, domains) else None
 

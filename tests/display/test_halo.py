@@ -12,7 +12,6 @@ import pytest
 from agent.captions import Caption
 from agent.captions.fit import fit_text
 from agent.captions.profiles import get_profile
-from agent.display import DISPLAYS
 from agent.display.halo import MAX_MESSAGE, HaloDisplay, caption_sprite, pack_sprite
 
 from .conftest import make_caption
@@ -104,10 +103,6 @@ def test_every_sprite_fits_one_message_in_the_devices_palette() -> None:
         assert len(set(shown.getdata())) <= colors
         # our packing is the SDK's own, byte for byte
         assert pack_sprite(sprite.width, sprite.height, colors, sprite.palette_data, sprite.pixel_data) == sprite.pack()
-
-
-def test_halo_is_a_registered_display() -> None:
-    assert "halo" in DISPLAYS
 
 
 async def test_a_caption_said_in_a_session_reaches_the_halo_emulator(tmp_path) -> None:

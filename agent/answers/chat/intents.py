@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.platforms import Category, find_platform, in_category
-from agent.text import is_han
+from agent.text import ZH_DIGITS, ZH_PLACES, is_han
 
 __all__ = ["FollowUp", "Fresh", "Hottest", "Intent", "PlatformList", "Search", "SmallTalk", "Story", "StoryAt",
            "detect_intent", "question_lang"]
@@ -108,7 +108,7 @@ _STORY = tuple(re.compile(p, re.I) for p in (
 
 _SUBJECT_EDGES = re.compile(r"^(?:the|this|that|these|those)\s+|\s+(?:story|news|thing|topic|one)$", re.I)
 
-_ORDINALS_ZH = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ORDINALS_ZH = ZH_DIGITS | ZH_PLACES  # a place read in 第一 … 第十二; its pattern admits no 零, 百 or 千
 _ORDINALS_EN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
                 "fifth": 5, "5th": 5, "last": -1}
 _POSITION_ZH = re.compile(r"第\s*([一二两三四五六七八九十\d]{1,2})\s*(?:个|条|名|项|位|件|则)|最后(?:一个|一条|那个)")

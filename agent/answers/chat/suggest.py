@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from agent.answers.chat.facts import Fact
 from agent.answers.chat.intents import FollowUp, Fresh, Hottest, Intent, PlatformList, Search, SmallTalk, Story, StoryAt
-from agent.platforms import PLATFORMS, platform_name
+from agent.platforms import known_platforms, platform_name
 from agent.store import StoredTopic
 
 __all__ = ["MAX_FOLLOW_UPS", "suggest_follow_ups"]
@@ -56,7 +56,7 @@ def _story_at_top(source: str, lang: str) -> str:
 def suggest_follow_ups(intent: Intent, facts: Sequence[Fact], lang: str, stored: Iterable[StoredTopic]) -> list[str]:
     """Up to `MAX_FOLLOW_UPS` questions to ask after this answer (none after thanks)."""
     listed = {s.topic.source for s in stored}
-    platforms = [p for p in PLATFORMS if p in listed]  # the table's order: the big lists first
+    platforms = [p for p in known_platforms() if p in listed]  # the table's order: the big lists first
 
     def other_than(*sources: str) -> list[str]:
         return [p for p in platforms if p not in sources]

@@ -30,6 +30,7 @@ from agent.answers.chat.suggest import MAX_FOLLOW_UPS
 
 from ...errors import TrendLensError
 from ...logs import log_field
+from ...text import MAX_TEXT_CHARS
 from ..deps import ApiKey, ChatDep, IndexDep
 from ..errors import ApiError, error_responses
 from ..schemas import LingzhuItem, LingzhuRequest
@@ -118,7 +119,8 @@ async def lingzhu(req: LingzhuRequest, chat: ChatDep, _: ApiKey) -> EventStream:
         if question is None:
             return _no_images(req), []
         try:
-            said: Answer = await answer_question(chat, question[:2000], style="glasses", history=history[-10:])
+            said: Answer = await answer_question(chat, question[:MAX_TEXT_CHARS], style="glasses",
+                                                 history=history[-10:])
             return said.text, said.follow_ups
         except Exception as exc:  # noqa: BLE001 - the stream has started: say so in words, not with a status
             if isinstance(exc, TrendLensError):

@@ -11,6 +11,7 @@ from agent.answers.queries import source_statuses
 
 from ...models import Topic, detect_lang
 from ...ranking.query import RankQuery
+from ...text import MAX_TEXT_CHARS
 from ..deps import AdminKey, ApiKey, CollectorDep, IndexDep, StoreDep
 from ..errors import AUTHED_ERRORS, ApiError, error_responses
 from ..ingest import IngestQueue
@@ -86,7 +87,7 @@ async def ingest_topics(request: Request, store: StoreDep, index: IndexDep, key:
 async def list_topics(store: StoreDep, index: IndexDep, _: ApiKey,
                       lang: Literal["zh", "en", "ja", "other"] | None = None,
                       source: Annotated[str | None, Query(max_length=64)] = None,
-                      q: Annotated[str | None, Query(max_length=2000)] = None,
+                      q: Annotated[str | None, Query(max_length=MAX_TEXT_CHARS)] = None,
                       limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict:
     if q and q.strip():
         ranked = await index.rank(RankQuery(text=q, top_k=min(limit * 3, 500), prior=False, mmr=False))
