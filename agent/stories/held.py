@@ -138,7 +138,7 @@ class HeldItems:
         if count < OCCASION_LEAST:
             return False
         carrying = sum(len(self.by_source[s]) for s, df in self.source_df.items() if df.get(term))
-        return is_occasion(count, carrying)
+        return is_occasion(term, count, carrying)
 
     def template(self, source: str, term: str) -> bool:
         return is_template(self.source_df[source].get(term, 0), len(self.by_source[source]),

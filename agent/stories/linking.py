@@ -35,6 +35,7 @@ import numpy as np
 
 from agent.models import Topic
 from agent.ranking.pacing import paced, step_aside
+from agent.ranking.stopwords import QUERY_EN
 from agent.stories.story import Link, Story
 from agent.stories.terms import _UNIT, StoryTerms, normalise, story_terms
 from agent.text import HAN, is_han
@@ -205,10 +206,12 @@ class Weights:
         return t
 
 
-def is_occasion(count: int, carrying: int) -> bool:
+def is_occasion(term: str, count: int, carrying: int) -> bool:
     """A term held `count` times (headlines or contexts) on lists holding `carrying` items in all is
-    an occasion's word (`OCCASION_SHARE`, read against at least `MIN_HELD` items)."""
-    return count >= OCCASION_LEAST and count >= OCCASION_SHARE * max(carrying, MIN_HELD)
+    an occasion's word (`OCCASION_SHARE`, read against at least `MIN_HELD` items). An English word
+    of grammar is in a fifth of any English list's headlines ("the"), and names no occasion."""
+    return (count >= OCCASION_LEAST and count >= OCCASION_SHARE * max(carrying, MIN_HELD)
+            and term not in QUERY_EN)
 
 
 def is_template(count: int, list_size: int, everywhere: int) -> bool:
@@ -227,7 +230,7 @@ def occasion_test(items: Sequence[Evidence]) -> tuple[Callable[[str], bool], Cal
         for t in e.title_terms | e.context:
             counts[t] += 1
             per_list[e.source][t] += 1
-    return (lambda t: is_occasion(counts[t], sum(sizes[s] for s, c in per_list.items() if c.get(t))),
+    return (lambda t: is_occasion(t, counts[t], sum(sizes[s] for s, c in per_list.items() if c.get(t))),
             lambda source, t: is_template(per_list[source][t], sizes[source], counts[t]))
 
 

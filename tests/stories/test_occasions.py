@@ -116,3 +116,18 @@ def test_a_gala_night_is_not_one_story(night: str, largest: int, merged: int, re
     held = index.update(day.topics)
     occasions = index.occasions(held)
     assert occasions and occasions[0].word == word and len(occasions[0].story_ids) >= 20
+
+
+def test_an_english_list_s_words_of_grammar_make_no_occasion() -> None:
+    """Half of an English list's headlines say "the": no occasion folds the SpaceX launch, a storm and a
+    film release together in the digest (synthetic headlines, one list)."""
+    places = ["Oslo", "Lima", "Kyoto", "Accra", "Quito", "Perth", "Dakar", "Riga", "Hanoi", "Tunis"]
+    things = ["rocket booster", "winter storm", "animated film", "chess final"]
+    topics = [topic("hackernews", f"h{n}", f"The {thing} in {place}", rank=n + 1, heat=100.0 - n)
+              for n, (thing, place) in enumerate(itertools.product(things, places))]
+    index = StoryIndex()
+    index.update(topics)
+    assert index.published.occasions == ()
+    items = [evidence(t) for t in topics]
+    occasion, _ = occasion_test(items)
+    assert not occasion("the") and not occasion("for")
