@@ -147,9 +147,9 @@ class SessionGate:
         return candidate
 
     def due(self) -> float | None:
-        """When the story held back may go up by itself (`decide(..., release=True)`): the moment the
-        caption on screen has been up its reading time. None when nothing waits. (It is held back
-        only while that caption is read, so it is still waiting then.)"""
+        """When the story held back may go up by itself (`choose(..., release=True)`): once the caption on
+        screen has been read, or, for a story too weak to displace it, once its time on screen ends.
+        None when nothing waits, or when that moment is past the story's wait (`held_back_s`)."""
         if self.held_back is None:
             return None
         back, on = self.held_back[0], self.on_screen
