@@ -68,9 +68,10 @@ class LiveLoop:
         now = time.time() if now is None else now
         with decision_timing() as stages:
             async with self._held(session):
+                waited = session.gate.held_back is not None  # so a moment may be set for it
                 result = await self._hear(session, clean, warning, final, now)
                 if wall:
-                    await self._due_later(session)
+                    await self._due_later(session, was_set=waited)
         if self.metrics is not None and result.decision is not None:
             self.metrics.observe_stages(stages)
         return replace(result, stages=stages)
@@ -84,7 +85,7 @@ class LiveLoop:
             due = session.gate.due()
             if due is None or (due >= before if before is not None else due > time.time() + TIMER_SLACK_S):
                 if before is None:
-                    await self._due_later(session)  # early, or another line moved it: when it is due now
+                    await self._due_later(session, was_set=True)  # early, or another line moved it
                 return LiveResult()
             # decided at the moment it fell due (a timer fires a little late); the caption's language
             # follows the line it was held back on, the newest
@@ -105,13 +106,15 @@ class LiveLoop:
         if self.sweep is not None:
             await self.sweep.aclose()
 
-    async def _due_later(self, session: Session) -> None:
+    async def _due_later(self, session: Session, *, was_set: bool) -> None:
         """On the wall clock, with the session's lock held: when its held-back caption goes up by
-        itself, set here (a timer) or, when instances share sessions, in Redis for whichever sweeps."""
+        itself, set here (a timer) or, when instances share sessions, in Redis for whichever sweeps.
+        `was_set`: a moment may be in Redis already; when none is and none is due, the line costs no
+        Redis call (most lines hold nothing back)."""
         due = session.gate.due()
         if self.shared is None:
             self.timers.set(session, due)
-        else:
+        elif due is not None or was_set:
             await self.shared.schedule(session.id, due)
 
     async def _find(self, session_id: str) -> Session | None:
