@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import attrgetter, is_not
@@ -438,7 +438,7 @@ class StoryIndex:
     def _group(self, region: set[str]) -> tuple[dict[str, list[str]], dict[str, list[Link]]]:
         """The grouping rules (module docstring) over the items of `region`."""
         rules = self.rules
-        groups = _Groups.of(region, self.held, self._weights.occasion, everywhere=self._weights.under_occasion)
+        groups = _Groups.of(region, self.held, under_occasion=self._weights.under_occasion)
         usable = self._strong_links(region)
         # Several passes: a link within one list is usable only once the group spans two platforms.
         for _ in range(3):
@@ -471,7 +471,7 @@ class StoryIndex:
                         if y in inside and e.probability >= strong)
             if links < need:
                 return False
-        if rules.core is not None and len(large) > 1 and (groups.occasion[gi] or groups.occasion[gj]) \
+        if rules.core is not None and len(large) > 1 and groups.under_occasion \
                 and not self._cored(small, large):
             return False
         return not _counts_differ(groups.counts[gi], groups.counts[gj])
@@ -523,14 +523,13 @@ class _Groups:
     source: dict[str, str]
     platforms: dict[str, set[str]]
     counts: dict[str, dict[str, set[str]]]
-    occasion: dict[str, bool]  # joins by the core rule (`GroupingRules.core`): the held lists have an occasion
+    under_occasion: bool  # groups join by the core rule (`GroupingRules.core`): the held lists have an occasion
     used_links: dict[str, list[Link]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, region: set[str], held: HeldItems, occasion: Callable[[str], bool], *,
-           everywhere: bool = False) -> _Groups:
-        """Each item of `region` its own group; `everywhere`: the held lists have an occasion, and every
-        group on them joins by the core rule, not only those whose headlines say the occasion."""
+    def of(cls, region: set[str], held: HeldItems, *, under_occasion: bool = False) -> _Groups:
+        """Each item of `region` its own group; `under_occasion`: the held lists have an occasion, and
+        every group on them joins by the core rule (a gala night's acts rarely say the gala's name)."""
         topics, evidence_of = held.topics, held.evidence
         group_of = {tid: tid for tid in paced(region)}
         members_of: dict[str, list[str]] = {tid: [tid] for tid in paced(region)}
@@ -544,8 +543,7 @@ class _Groups:
             counts[tid] = defaultdict(set)
             for unit, num in evidence_of[tid].small_counts:
                 counts[tid][unit].add(num)
-        under = {tid: everywhere or any(map(occasion, evidence_of[tid].title_terms)) for tid in paced(region)}
-        return cls(group_of, members_of, source, platforms, counts, under)
+        return cls(group_of, members_of, source, platforms, counts, under_occasion)
 
     def join(self, gi: str, gj: str, edge: Link) -> None:
         """The smaller group moves into the larger: a member is relabelled O(log n) times."""
@@ -554,7 +552,6 @@ class _Groups:
         moved = members_of.pop(gone)
         members_of[keep].extend(moved)
         self.platforms[keep] |= self.platforms.pop(gone)
-        self.occasion[keep] = self.occasion[keep] or self.occasion.pop(gone)
         for unit, nums in self.counts.pop(gone).items():
             self.counts[keep][unit] |= nums
         self.used_links[keep].extend(self.used_links.pop(gone, []))

@@ -20,6 +20,7 @@ from agent.models import Topic
 from agent.stories.linking import (
     MIN_HELD,
     OCCASION_LEAST,
+    OCCASION_PER_LIST,
     OCCASION_SHARE,
     Evidence,
     GroupingRules,
@@ -137,8 +138,13 @@ class HeldItems:
         count = self.any_df.get(term, 0)
         if count < OCCASION_LEAST:
             return False
-        carrying = sum(len(self.by_source[s]) for s, df in self.source_df.items() if df.get(term))
-        return is_occasion(term, count, carrying)
+        carrying = lists = 0
+        for source, df in self.source_df.items():
+            n = df.get(term, 0)
+            if n:
+                carrying += len(self.by_source[source])
+                lists += n >= OCCASION_PER_LIST
+        return is_occasion(term, count, carrying, lists)
 
     def template(self, source: str, term: str) -> bool:
         return is_template(self.source_df[source].get(term, 0), len(self.by_source[source]),

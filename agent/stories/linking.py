@@ -72,6 +72,13 @@ OCCASION_SHARE = 0.2
 TEMPLATE_SHARE = 0.15
 TEMPLATE_LEAST = 6
 OCCASION_LEAST = 8
+# An occasion is the day's, not one list's: its word is carried by at least `OCCASION_LISTS` lists,
+# each in `OCCASION_PER_LIST` headlines or more. One list's own label ("热搜" on a list whose entries
+# read 文娱热搜, 体育热搜) is in a fifth of that list and nowhere else: that list's wording (the
+# template rule reads it), and no occasion to run the occasion night's rules on. Both festival
+# nights in ../shared have their gala's word on every list they hold (two of two, four of four).
+OCCASION_LISTS = 2
+OCCASION_PER_LIST = 2
 
 
 @dataclass(frozen=True)
@@ -206,12 +213,15 @@ class Weights:
         return t
 
 
-def is_occasion(term: str, count: int, carrying: int) -> bool:
-    """A term held `count` times (headlines or contexts) on lists holding `carrying` items in all is
-    an occasion's word (`OCCASION_SHARE`, read against at least `MIN_HELD` items). An English word
-    of grammar is in a fifth of any English list's headlines ("the"), and names no occasion."""
+def is_occasion(term: str, count: int, carrying: int, lists: int) -> bool:
+    """A term held `count` times (headlines or contexts) on lists holding `carrying` items in all,
+    `lists` of them carrying it at least `OCCASION_PER_LIST` times, is an occasion's word
+    (`OCCASION_SHARE`, read against at least `MIN_HELD` items; `OCCASION_LISTS`). An English word
+    of grammar is in a fifth of any English list's headlines ("the"), and names no occasion; nor
+    does a term with a digit (a year, a count, a programme's episode "第1期"): a number is a
+    quantity, which the link reads as one (`shared_quantity`)."""
     return (count >= OCCASION_LEAST and count >= OCCASION_SHARE * max(carrying, MIN_HELD)
-            and term not in QUERY_EN)
+            and lists >= OCCASION_LISTS and term not in QUERY_EN and not any(c.isdigit() for c in term))
 
 
 def is_template(count: int, list_size: int, everywhere: int) -> bool:
@@ -230,7 +240,8 @@ def occasion_test(items: Sequence[Evidence]) -> tuple[Callable[[str], bool], Cal
         for t in e.title_terms | e.context:
             counts[t] += 1
             per_list[e.source][t] += 1
-    return (lambda t: is_occasion(t, counts[t], sum(sizes[s] for s, c in per_list.items() if c.get(t))),
+    return (lambda t: is_occasion(t, counts[t], sum(sizes[s] for s, c in per_list.items() if c.get(t)),
+                                  sum(1 for c in per_list.values() if c.get(t, 0) >= OCCASION_PER_LIST)),
             lambda source, t: is_template(per_list[source][t], sizes[source], counts[t]))
 
 

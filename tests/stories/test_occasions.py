@@ -131,3 +131,28 @@ def test_an_english_list_s_words_of_grammar_make_no_occasion() -> None:
     items = [evidence(t) for t in topics]
     occasion, _ = occasion_test(items)
     assert not occasion("the") and not occasion("for")
+
+
+def test_one_list_s_own_label_and_a_numbered_episode_make_no_occasion() -> None:
+    """A list whose entries carry its own label (文娱热搜, 体育热搜: 24 of 40 on one recording) and a
+    programme's episodes on every list ("第1期") are in a fifth of the headlines that carry them, yet
+    name no occasion: the label is one list's wording, an episode a number (synthetic headlines)."""
+    labelled = [topic("weibo", f"w{n}", f"{a}{b}{c}热搜") for n, (a, b, c) in
+                enumerate(itertools.islice(itertools.permutations(_OTHER, 3), 0, 2400, 97))]
+    episodes = [topic(("baidu", "douyin", "zhihu")[n % 3], f"e{n}", f"{a}{b}{c} 第1期") for n, (a, b, c) in
+                enumerate(itertools.islice(itertools.permutations(_WORDS, 3), 0, 3000, 97))]
+    others = [topic(("baidu", "douyin", "zhihu")[n % 3], f"o{n}", f"{a}{b}{c}{d}") for n, (a, b, c, d) in
+              enumerate(itertools.islice(itertools.permutations(_OTHER, 4), 0, 9000, 97))]
+    topics = labelled + episodes + others
+    items = [evidence(t) for t in topics]
+    occasion, _ = occasion_test(items)
+    assert not occasion("热搜") and not any(occasion(t) for t in ("第1", "1期", "1"))
+    index = StoryIndex()
+    index.update(topics)
+    assert index.published.occasions == ()
+    assert index.held.occasion_words() == []
+    # the same counts on two lists are the day's occasion
+    shared = [topic("douyin", f"d{n}", f"{a}{b}{c}热搜") for n, (a, b, c) in
+              enumerate(itertools.islice(itertools.permutations(_WORDS, 3), 5, 2400, 97))]
+    occasion, _ = occasion_test([evidence(t) for t in topics + shared])
+    assert occasion("热搜")
