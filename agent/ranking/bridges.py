@@ -31,7 +31,8 @@ from typing import Literal
 
 from .stopwords import BRIDGE_EDGE_EN
 
-__all__ = ["BRIDGES", "BRIDGE_BAR", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms", "dictionary", "english_words"]
+__all__ = ["BRIDGES", "BRIDGE_BAR", "NAMES", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
+           "dictionary", "english_words"]
 
 Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
 BRIDGES: tuple[Bridge, ...] = ("cedict-name", "pinyin", "cedict-word")
@@ -39,6 +40,12 @@ WEIGHTS: Mapping[Bridge, float] = {"cedict-name": 1.0, "pinyin": 1.0, "cedict-wo
 # The lexical evidence (on the Chinese scale) a topic needs from bridged terms alone to pass the gate,
 # chosen by `scripts/eval/crosslingual.py` on the dev set's days, each day left out in turn.
 BRIDGE_BAR = 0.2
+# A name bridged counts as much whatever its length: the lexical channel reads bigrams, so 李健 and 王菲
+# (one bigram each) gave half the evidence of 撒贝宁 (two) and a four-character name half again as
+# much, though each names one person. Each bigram of a bridged name weighs `NAME_BIGRAMS` / its
+# bigram count: every name weighs what a three-character name's two bigrams do.
+NAME_BIGRAMS = 2
+NAMES: frozenset[Bridge] = frozenset({"cedict-name", "pinyin"})  # the bridges that carry names
 MAX_WORDS = 4  # the longest English phrase looked up
 MAX_HEADWORDS = 4  # Chinese words one phrase may bring (CEDICT's first entries for it)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

@@ -95,6 +95,11 @@ class PinyinNames:
     def terms(self, line: str, english: Iterable[str] = ()) -> list[str]:
         """The bigrams an English line's pinyin words name; `english` are words that are English
         (a word of both, such as "she" or "man", is read as English)."""
+        return [term for bigrams, _ in self.names(line, english) for term in bigrams]
+
+    def names(self, line: str, english: Iterable[str] = ()) -> list[tuple[list[str], int]]:
+        """Per name said (a run of pinyin words): the bigrams it names, and how many places between
+        two of its syllables there are (a bigram for each, or several that read alike)."""
         said = set(english)
         run: list[str] = []
         words = 0
@@ -108,12 +113,13 @@ class PinyinNames:
                 run, words = [], 0
         if run:
             runs.append((run, words))
-        out: list[str] = []
+        out: list[tuple[list[str], int]] = []
         for r, n_words in runs:
             # one syllable alone is a hundred characters; one word of two syllables is more often a
             # place or a word ("shanghai" reads 伤害 too) than a name, which is said as "Liu Qian", "Yunpeng"
             if len(r) < 2 or (n_words == 1 and len(r) == 2):
                 continue
-            for a, b in zip(r, r[1:], strict=False):
-                out.extend(sorted(self._terms.get(a + b, ())))
+            bigrams = [t for a, b in zip(r, r[1:], strict=False) for t in sorted(self._terms.get(a + b, ()))]
+            if bigrams:
+                out.append((bigrams, len(r) - 1))
         return out

@@ -49,3 +49,22 @@ async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the
 async def test_without_the_bridges_the_english_line_gets_nothing() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES], bridges=())
     assert await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True) == []
+
+
+async def test_a_two_character_name_bridges_as_strongly_as_a_three_character_one() -> None:
+    """王菲 and 李健 are one bigram each, 撒贝宁 two: each names one person, so an English line naming any
+    of them brings its title the same evidence (synthetic titles of one length among a list's worth of
+    others; the lexical channel alone, so that nothing but the bridged name carries the line)."""
+    firsts, seconds = "山水云雨花鸟鱼虫松竹梅兰琴棋书画诗酒茶灯" * 5, "金木火土日月星辰江河湖海风霜雪露春夏秋冬" * 5
+    others = [("weibo", f"o{n}", f"{a}{b}{c}{d}新闻") for n, (a, b, c, d) in
+              enumerate(zip(firsts, seconds, "东南西北上下左右前后" * 10, "甲乙丙丁戊己庚辛壬癸" * 10, strict=True))]
+    named = [("baidu", "wf", "王菲一开口全场都安静了下来"), ("douyin", "lj", "李健重返舞台唱哭全场观众"),
+             ("baidu", "sb", "撒贝宁现挂满分全场爆笑")]
+    ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in named + others])
+    evidence = []
+    for line, title in [("Is that Faye Wong?", named[0][2]), ("Was that Li Jian?", named[1][2]),
+                        ("Was that Sa Beining?", named[2][2])]:
+        found = await ranker.rank(line, top_k=1, gate=True)
+        assert found and found[0].topic.title == title, line
+        evidence.append(found[0].components["lexical"])
+    assert min(evidence) >= 0.8 * max(evidence), evidence
