@@ -15,7 +15,7 @@ from ..models import utcnow
 from ..store.runs import recent_runs, save_run
 from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
-from .values import Said, Start
+from .values import Said, Start, Value
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -46,7 +46,7 @@ class RunRecord:
     steps: list[StepOutcome] = field(default_factory=list)
     error: str | None = None
     session_id: str | None = None  # the session an utterance run spoke for: erasing it erases the run
-    result: Any = None  # the last value the run made (agent/engine/values.py), or the one a Stop carried
+    result: Value | None = None  # the last value the run made, or the one a Stop carried; set when it ends
 
     def public(self) -> dict[str, Any]:
         return {"workflow": self.workflow, "trigger": self.trigger, "started_at": self.started_at,
@@ -89,7 +89,7 @@ class WorkflowEngine:
         return [w for w in self.workflows.values()
                 if w.enabled and not isinstance(w.trigger, str) and getattr(w.trigger, "event", None) == event]
 
-    async def run(self, name: str, *, trigger: str = "manual", value: Any = None) -> RunRecord:
+    async def run(self, name: str, *, trigger: str = "manual", value: Value | None = None) -> RunRecord:
         """Run a workflow from `value` (a `Said` for utterance workflows; `Start()` by default)."""
         spec = self.get(name)
         value = Start() if value is None else value
