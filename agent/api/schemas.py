@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.captions.profiles import DEFAULT_PROFILE
-from agent.live.gating import Frequency
+from agent.live.gating import Frequency, Reason
 from agent.models import printable
 
 Lang = Literal["zh", "en", "ja", "other"]
@@ -80,10 +80,38 @@ class CaptionOut(BaseModel):
     profile: str | None = None
 
 
+class ReplacedOut(BaseModel):
+    story: str  # the story key of the caption this one took the display from
+    topic_id: str | None = None
+
+
+class DecisionOut(BaseModel):
+    """The gate's decision on one utterance, as the HTTP answer and the stream socket's decision frame
+    both say it."""
+
+    show: bool
+    reason: Reason
+    topic_id: str | None
+    score: float | None
+    detail: str
+    at: float
+    # present only when the caption took the display from another: clients read it as present-or-absent
+    replaced: ReplacedOut | None = Field(default=None, exclude_if=lambda replaced: replaced is None)
+
+
 class UtteranceOut(BaseModel):
     captions: list[CaptionOut]
-    decision: dict[str, Any] | None = None
+    decision: DecisionOut | None = None
     warning: str | None = None
+
+
+class DecisionFrame(BaseModel):
+    """The stream socket's answer to each utterance frame, after its captions and any warning."""
+
+    type: Literal["decision"] = "decision"
+    decision: DecisionOut | None
+    elapsed_ms: float
+    stages_ms: dict[str, float]
 
 
 class ChatMessage(BaseModel):

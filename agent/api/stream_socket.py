@@ -35,7 +35,7 @@ from agent.live.shared_sessions import SharedStateError
 from ..errors import InputError, OverloadError
 from .erase import ERASED_CLOSE, ErasureGuard, SessionErased
 from .errors import validation_message
-from .schemas import UtteranceIn
+from .schemas import DecisionFrame, DecisionOut, UtteranceIn
 from .throttle import MAX_FRAME_BYTES, Charge, LiveSessions, take_all_async
 
 if TYPE_CHECKING:
@@ -204,9 +204,10 @@ class StreamSocket:
             await ws.send_json({"type": "caption", **public})
         if result.warning:
             await ws.send_json({"type": "warning", "message": result.warning})
-        await ws.send_json({"type": "decision", "decision": result.decision,
-                            "elapsed_ms": round((time.perf_counter() - started) * 1000, 1),
-                            "stages_ms": result.stages_ms})
+        decision = DecisionOut.model_validate(result.decision) if result.decision is not None else None
+        frame = DecisionFrame(decision=decision, elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
+                              stages_ms=result.stages_ms)
+        await ws.send_json(frame.model_dump(mode="json"))
         if result.decision is not None:  # the one stage after the decision's record is made: its frames
             self.runtime.metrics.stage_seconds.observe(time.perf_counter() - decided, "socket_send")
 

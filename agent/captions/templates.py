@@ -80,6 +80,27 @@ def _fitted_meta(
     return fitted[0] if fitted else ""
 
 
+def _title_lines(title: str, prof: DisplayProfile, meta: str, *, with_summary: bool) -> list[str]:
+    """The title in the lines and bytes the meta line leaves; with a summary, one line fewer while
+    the title would still have two."""
+    budget = None if prof.max_bytes is None else prof.max_bytes - len(meta.encode()) - 1
+    room = prof.max_lines - (1 if meta else 0)
+    if with_summary and room >= 2:
+        room -= 1
+    return fit_text(title, prof, room, max_bytes=budget) if budget is None or budget > 0 else []
+
+
+def _summary_lines(summary: str | None, prof: DisplayProfile, above: list[str]) -> list[str]:
+    """The summary in whatever lines and bytes the title and meta line (`above`) left, if any."""
+    room = prof.max_lines - len(above)
+    if not summary or room <= 0:
+        return []
+    left = None if prof.max_bytes is None else prof.max_bytes - len("\n".join(above).encode()) - 1
+    if left is not None and left <= 0:
+        return []
+    return fit_text(summary, prof, room, max_bytes=left)
+
+
 def compose_caption(
     *,
     title: str,
@@ -104,25 +125,10 @@ def compose_caption(
     """
     prof = resolve_profile(profile)
     title = clean_text(title)
-    lang = lang or caption_lang(title)
-    meta = _fitted_meta(prof, platforms, heat, trend, lang)
+    meta = _fitted_meta(prof, platforms, heat, trend, lang or caption_lang(title))
     meta_lines = [meta] if meta else []
-
-    budget = None if prof.max_bytes is None else prof.max_bytes - len(meta.encode()) - 1
-    title_room = prof.max_lines - len(meta_lines)
-    if summary and title_room >= 2:
-        title_room -= 1
-    title_lines = fit_text(title, prof, title_room, max_bytes=budget) if budget is None or budget > 0 else []
-
-    summary_lines: list[str] = []
-    summary_room = prof.max_lines - len(meta_lines) - len(title_lines)
-    if summary and summary_room > 0:
-        used = len("\n".join(title_lines + meta_lines).encode())
-        left = None if prof.max_bytes is None else prof.max_bytes - used - 1
-        if left is None or left > 0:
-            summary_lines = fit_text(summary, prof, summary_room, max_bytes=left)
-
-    lines = tuple(title_lines + meta_lines + summary_lines)
+    title_lines = _title_lines(title, prof, meta, with_summary=bool(summary))
+    lines = tuple(title_lines + meta_lines + _summary_lines(summary, prof, title_lines + meta_lines))
     return Caption(
         topic_id=topic_id,
         title=title,

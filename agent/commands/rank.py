@@ -170,9 +170,11 @@ def run(args: argparse.Namespace) -> int:
     entries = load_topics(args.topics)
     queries = load_queries(args.queries) if args.queries is not None else [args.text]
     from ..index.story_rank import StoryRanking
+    from ..ranking import RankQuery
 
     ranking = StoryRanking.grouped(build_ranker(args, entries))
-    results = ranking.rank_many_sync(queries, top_k=args.top, gate=args.gate, prior=args.prior, mmr=args.mmr)
+    results = ranking.rank_queries_sync(
+        [RankQuery(text=q, top_k=args.top, gate=args.gate, prior=args.prior, mmr=args.mmr) for q in queries])
     out = sys.stdout
     if args.queries is not None or args.json:
         for ranked in results:

@@ -13,9 +13,9 @@ from ..errors import ConfigError, TrendLensError, UnknownNameError
 from ..metrics import add_stage, timed
 from ..models import utcnow
 from ..store.runs import recent_runs, save_run
-from .spec import WorkflowError, WorkflowSpec, load_workflow, start_type
+from .spec import StepSpec, WorkflowError, WorkflowSpec, load_workflow, start_type
 from .steps import STEPS, RunContext, Stop
-from .values import Said, Start
+from .values import Said, Start, Value
 
 if TYPE_CHECKING:
     from .deps import StepDeps
@@ -46,7 +46,7 @@ class RunRecord:
     steps: list[StepOutcome] = field(default_factory=list)
     error: str | None = None
     session_id: str | None = None  # the session an utterance run spoke for: erasing it erases the run
-    result: Any = None  # the last value the run made (agent/engine/values.py), or the one a Stop carried
+    result: Value | None = None  # the last value the run made, or the one a Stop carried; set when it ends
 
     def public(self) -> dict[str, Any]:
         return {"workflow": self.workflow, "trigger": self.trigger, "started_at": self.started_at,
@@ -89,7 +89,7 @@ class WorkflowEngine:
         return [w for w in self.workflows.values()
                 if w.enabled and not isinstance(w.trigger, str) and getattr(w.trigger, "event", None) == event]
 
-    async def run(self, name: str, *, trigger: str = "manual", value: Any = None) -> RunRecord:
+    async def run(self, name: str, *, trigger: str = "manual", value: Value | None = None) -> RunRecord:
         """Run a workflow from `value` (a `Said` for utterance workflows; `Start()` by default)."""
         spec = self.get(name)
         value = Start() if value is None else value
@@ -100,33 +100,7 @@ class WorkflowEngine:
         record = RunRecord(workflow=spec.name, trigger=trigger, started_at=utcnow().isoformat(),
                            session_id=value.session.id if isinstance(value, Said) else None)
         for step_spec in spec.steps:
-            step = STEPS[step_spec.use]
-            params = step_spec.params
-            started = time.perf_counter()
-            attempts = 0
-            while True:
-                attempts += 1
-                try:
-                    coro = step.run(ctx, value, params)
-                    value, detail = await (asyncio.wait_for(coro, step_spec.timeout_s)
-                                           if step_spec.timeout_s else coro)
-                    outcome = StepOutcome(step=step_spec.use, status="ok", attempts=attempts,
-                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
-                    break
-                except Stop as stop:
-                    value = stop.value if stop.value is not None else value
-                    outcome = StepOutcome(step=step_spec.use, status="stopped", attempts=attempts,
-                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=stop.reason)
-                    break
-                except (TimeoutError, TrendLensError, OSError) as exc:
-                    if attempts <= step_spec.retries:
-                        await asyncio.sleep(step_spec.backoff_s * 2 ** (attempts - 1))
-                        continue
-                    detail = (f"timed out after {step_spec.timeout_s:g}s" if isinstance(exc, TimeoutError)
-                              else str(exc))
-                    outcome = StepOutcome(step=step_spec.use, status="error", attempts=attempts,
-                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
-                    break
+            value, outcome = await self._step(ctx, step_spec, value)
             record.steps.append(outcome)
             add_stage(step_spec.use, outcome.elapsed_ms / 1000)  # the decision's stage, when it is one
             if outcome.status != "ok":
@@ -141,6 +115,32 @@ class WorkflowEngine:
             with timed("run_write"):
                 await asyncio.to_thread(self._save, record)
         return record
+
+    async def _step(self, ctx: RunContext, step_spec: StepSpec, value: Value) -> tuple[Value, StepOutcome]:
+        """One step under its timeout and retry policy: the value it made (a stopped step's: the one its
+        Stop carried, else `value`; a failed step's: `value`), and how it went."""
+        step = STEPS[step_spec.use]
+        started = time.perf_counter()
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                coro = step.run(ctx, value, step_spec.params)
+                made, detail = await (asyncio.wait_for(coro, step_spec.timeout_s) if step_spec.timeout_s else coro)
+                return made, StepOutcome(step=step_spec.use, status="ok", attempts=attempts,
+                                         elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
+            except Stop as stop:
+                return (stop.value if stop.value is not None else value), StepOutcome(
+                    step=step_spec.use, status="stopped", attempts=attempts,
+                    elapsed_ms=(time.perf_counter() - started) * 1000, detail=stop.reason)
+            except (TimeoutError, TrendLensError, OSError) as exc:
+                if attempts <= step_spec.retries:
+                    await asyncio.sleep(step_spec.backoff_s * 2 ** (attempts - 1))
+                    continue
+                detail = (f"timed out after {step_spec.timeout_s:g}s" if isinstance(exc, TimeoutError)
+                          else str(exc))
+                return value, StepOutcome(step=step_spec.use, status="error", attempts=attempts,
+                                          elapsed_ms=(time.perf_counter() - started) * 1000, detail=detail)
 
     def _save(self, record: RunRecord) -> None:
         try:

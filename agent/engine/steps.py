@@ -22,7 +22,7 @@ from ..captions.templates import caption_lang
 from ..errors import ConfigError
 from ..ranking.query import RankQuery
 from ..registry import Registry
-from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start
+from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start, Value
 
 if TYPE_CHECKING:
     from ..ranking.window import ConversationWindow
@@ -34,7 +34,7 @@ __all__ = ["STEPS", "RunContext", "Step", "Stop"]
 class Stop(Exception):  # noqa: N818 - a control-flow signal, not an error
     """End the run early and quietly (e.g. the gate decided to stay silent), with the run's last value."""
 
-    def __init__(self, reason: str, value: Any = None) -> None:
+    def __init__(self, reason: str, value: Value | None = None) -> None:
         self.reason, self.value = reason, value
         super().__init__(reason)
 
@@ -54,7 +54,7 @@ class _Params(BaseModel):
 class Step:
     name: str
     Params: type[BaseModel]
-    run: Callable[[RunContext, Any, Any], Awaitable[tuple[Any, str]]]
+    run: Callable[[RunContext, Any, Any], Awaitable[tuple[Value, str]]]
     doc: str
     accepts: tuple[type, ...] = (Start,)
     makes: type | None = None  # None: passes on the type it was given

@@ -20,7 +20,7 @@ from agent.live.sessions import Session
 from ..captions.caption import Caption
 from ..ranking import Ranked
 
-__all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Said", "Silenced", "Start"]
+__all__ = ["Candidates", "Captioned", "Chosen", "DigestMade", "Fetched", "Said", "Silenced", "Start", "Value"]
 
 
 @dataclass(frozen=True)
@@ -83,4 +83,8 @@ class Fetched:
 class DigestMade:
     digest: Digest
     text: str  # rendered in the step's format
+
+
+Value = Start | Said | Candidates | Chosen | Captioned | Silenced | Fetched | DigestMade
+"""Every value a step takes or makes, so what a run ends with (`RunRecord.result`) is one of these."""
 

@@ -10,11 +10,12 @@ of topics describes the ranking a wearer gets, not the ranker's raw list.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.ranking import Ranked, Ranker, RankQuery
 from agent.ranking.ranker import Query
+from agent.ranking.scoring import Channel
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
 from agent.stories.linking import Story
 
@@ -71,13 +72,17 @@ class StoryRanking:
         return out
 
     async def rank(self, q: RankQuery) -> list[Ranked]:
-        raw = await self.ranker.rank(
-            q.text, top_k=q.top_k * STORY_FANOUT, prior=q.prior, mmr=q.mmr, exclude=set(q.exclude),
-            gate=q.gate, gate_offset=q.gate_offset, latest=q.latest, latest_top_k=q.latest_top_k,
-            related=self.related if q.latest_top_k else None)
+        """`q` ranked, one result per story: the ranker is asked for more, as members collapse."""
+        raw = await self.ranker.rank(replace(q, top_k=q.top_k * STORY_FANOUT), related=self.related)
         return one_per_story(raw, self.story_of, q.top_k)
 
-    def rank_many_sync(self, queries: Sequence[Query], *, top_k: int = 10, **opts: Any) -> list[list[Ranked]]:
-        """Blocking `rank` over many queries (`Ranker.rank_many_sync`'s options), for the CLI and scripts."""
-        raw = self.ranker.rank_many_sync(queries, top_k=top_k * STORY_FANOUT, **opts)
+    def rank_queries_sync(self, queries: Sequence[RankQuery], *, channels: Channel = "hybrid") -> list[list[Ranked]]:
+        """Blocking `rank` over many queries, for the CLI, scripts and benches."""
+        raw = self.ranker.rank_queries_sync([replace(q, top_k=q.top_k * STORY_FANOUT) for q in queries],
+                                            channels=channels, related=self.related)
+        return [one_per_story(r, self.story_of, q.top_k) for q, r in zip(queries, raw, strict=True)]
+
+    def rank_many_sync(self, texts: Sequence[Query], *, top_k: int = 10, **opts: Any) -> list[list[Ranked]]:
+        """`Ranker.rank_many_sync` (the keyword form scripts/eval/ calls), one result per story."""
+        raw = self.ranker.rank_many_sync(texts, top_k=top_k * STORY_FANOUT, **opts)
         return [one_per_story(r, self.story_of, top_k) for r in raw]

@@ -11,10 +11,10 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from agent.captions.caption import Caption
-from agent.engine.values import Captioned, Chosen, Said, Silenced
+from agent.engine.values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start, Value
 from agent.live.gating import Decision
 from agent.live.release import DueSweep, ReleaseTimers
 from agent.live.sessions import Session, SessionStore, clean_utterance
@@ -151,9 +151,7 @@ class LiveLoop:
         decision: Decision | None = None
         for spec in self.engine.for_event("utterance"):
             record = await self.engine.run(spec.name, trigger="event:utterance", value=said)
-            end = record.result
-            d = end.decision if isinstance(end, Captioned | Silenced | Chosen) else None
-            made = end.caption if isinstance(end, Captioned) and record.status == "ok" else None
+            d, made = _outcome(record.result, went_through=record.status == "ok")
             if made is not None:
                 captions.append(made)
                 session.last_caption = made
@@ -164,3 +162,17 @@ class LiveLoop:
                 with timed("store_write"):
                     await asyncio.to_thread(self.sessions.record, session, recorded, d, made)
         return LiveResult(decision=decision, captions=captions)
+
+
+def _outcome(end: Value | None, *, went_through: bool) -> tuple[Decision | None, Caption | None]:
+    """What an utterance run came to: the gate's decision, if it was asked, and the caption, if one
+    was made and the run went through (a push that failed shows nothing)."""
+    match end:
+        case Captioned():
+            return end.decision, end.caption if went_through else None
+        case Chosen() | Silenced():
+            return end.decision, None
+        case Start() | Said() | Candidates() | Fetched() | DigestMade() | None:
+            return None, None
+        case _:
+            assert_never(end)

@@ -67,6 +67,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PLATFORM_CHOICES", "build_server"]
 
+RuntimeGetter = Callable[[], Awaitable["Runtime"]]
+"""How a tool reaches the runtime when it is called (it may wait for the runtime's first lists)."""
+
 INSTRUCTIONS = (
     "TrendLens knows what is trending right now on Chinese and English platforms (Weibo, Zhihu, Baidu, Douyin, "
     "Bilibili, Toutiao, Tieba, V2EX, Hacker News, Reddit, Google Trends, GitHub, Wikipedia) and merges one "
@@ -129,12 +132,25 @@ def _digest_text(d: Digest, limit: int = 10) -> str:
     return "\n".join(lines)
 
 
-def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
+def build_server(get_runtime: RuntimeGetter) -> MCPServer:
     """The MCP server over the runtime `get_runtime` gives when a tool is called (it may wait for the
     runtime to have its first lists: the stdio server answers `initialize` before it has any)."""
     server: MCPServer = MCPServer("trendlens", title="TrendLens 热梗透视镜", instructions=INSTRUCTIONS,
                                   version="0.1.0")
+    _add_trending(server, get_runtime)
+    _add_story(server, get_runtime)
+    _add_glasses_preview(server, get_runtime)
+    _add_new_or_rising(server, get_runtime)
+    _add_digest(server, get_runtime)
+    _add_search_history(server, get_runtime)
+    _add_heat_over_time(server, get_runtime)
+    _add_compare_periods(server, get_runtime)
+    _add_digest_today(server, get_runtime)
+    _add_sources(server, get_runtime)
+    return server
 
+
+def _add_trending(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="Trending now", annotations=_READ_ONLY)
     async def trending(platform: Platform = "all", limit: Limit = 10,
                        lang: Lang = "en") -> Annotated[CallToolResult, TrendingOut]:
@@ -153,6 +169,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         order: Literal["platform rank", "fair heat"] = "fair heat" if source is None else "platform rank"
         return _result(text, TrendingOut(platform=source or "all", order=order, items=_items(chat, facts)))
 
+
+def _add_story(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="One story", annotations=_READ_ONLY)
     async def story(words: Annotated[str | None, Field(
                         max_length=500, description="words of the title, in any language (e.g. '关税' or a "
@@ -184,6 +202,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         detail = StoryDetail.of(answer, summary=(lead.topic if lead else fact.topic).summary)
         return _result(answer.text(lang, "chat"), StoryOut(found=True, story=detail))
 
+
+def _add_glasses_preview(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="What would the glasses show", annotations=_READ_ONLY)
     async def glasses_preview(
             line: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS,
@@ -223,6 +243,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                                             match=match, score=score, components=parts,
                                             shared_words=list(seen.shared_words)))
 
+
+def _add_new_or_rising(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="New or rising", annotations=_READ_ONLY)
     async def new_or_rising(hours: Annotated[float, Field(gt=0, le=48, description="the window, in hours")] = 6,
                             platform: Platform = "all", limit: Limit = 10,
@@ -236,6 +258,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         return _result(text, TrendingOut(platform=source or "all", order="fair heat", hours=hours,
                                          items=_items(chat, facts)))
 
+
+def _add_digest(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="Digest", annotations=_READ_ONLY)
     async def digest(hours: Annotated[float, Field(gt=0, le=24 * 14, description=(
                          "the window: stories seen within the last `hours`"))] = 24,
@@ -260,6 +284,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                                 lang=topic_lang, limit=limit, view=runtime.index.view.story_view)
         return _result(_digest_text(d), DigestOut.model_validate(d.public()))
 
+
+def _add_search_history(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="Search the kept history", annotations=_READ_ONLY)
     async def search_history(
             words: Annotated[str, Field(min_length=1, max_length=300, description=(
@@ -284,6 +310,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
             text += f"\n(not the whole period: {found.cut})"
         return _result(text, HistoryOut(period=PeriodOut.of(span), words=words, items=items, cut=found.cut))
 
+
+def _add_heat_over_time(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="Heat over time", annotations=_READ_ONLY)
     async def heat_over_time(
             id: Annotated[str | None, Field(max_length=200, description=(
@@ -319,6 +347,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                                                              if len(series) > 1 else ""))
         return _result(text, HeatOut(found=True, story_id=story_id, title=lead.title, series=series))
 
+
+def _add_compare_periods(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.tool(title="Compare two periods", annotations=_READ_ONLY)
     async def compare_periods(first: Period = "yesterday", second: Period = "today", platform: Platform = "all",
                               limit: Limit = 10) -> Annotated[CallToolResult, CompareOut]:
@@ -339,6 +369,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                 + "".join(f"\n- {s.title} ({s.name})" for s in out.left[:5]))
         return _result(text, out)
 
+
+def _add_digest_today(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.resource("trendlens://digest/today", name="digest-today", title="Today's digest",
                      mime_type="application/json",
                      description="The digest of the last 24 hours (JSON, as the `digest` tool returns it).")
@@ -348,6 +380,8 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
                                 view=runtime.index.view.story_view)
         return json.dumps(DigestOut.model_validate(d.public()).model_dump(mode="json"), ensure_ascii=False)
 
+
+def _add_sources(server: MCPServer, get_runtime: RuntimeGetter) -> None:
     @server.resource("trendlens://sources", name="sources", title="Sources and their health",
                      mime_type="application/json",
                      description="Every source with its health: last success, item count, failures, last error.")
@@ -358,5 +392,3 @@ def build_server(get_runtime: Callable[[], Awaitable[Runtime]]) -> MCPServer:
         return json.dumps({"items": [s.public() for s in statuses],
                            "data": "synthetic demo snapshot" if runtime.collector.replaying else "live"},
                           ensure_ascii=False)
-
-    return server

@@ -34,6 +34,7 @@ from .everyday import only_everyday
 from .lexical import tokenize
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
+from .query import RankQuery
 from .scoring import CalibrationProfile, Channel, profile_for, score
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
@@ -173,19 +174,18 @@ class Ranker:
         if self.model_failures == 1 or self.model_failures % 100 == 0:  # say so, without a line per utterance
             log.warning("embedding failed (%d so far), ranking lexically: %s", self.model_failures, exc)
 
-    async def rank(self, query: Query, *, top_k: int = 10, gate: bool = False, gate_offset: float = 0.0,
-                   prior: bool = False, exclude: set[str] | None = None, mmr: bool = False,
-                   channels: Channel = "hybrid", latest: str | None = None, latest_top_k: int = 0,
+    async def rank(self, q: RankQuery, *, channels: Channel = "hybrid",
                    related: Callable[[set[str]], set[str]] | None = None) -> list[Ranked]:
-        """Rank the current topics against `query` (a text or a conversation window).
+        """Rank the current topics against `q.text` (a line or a conversation window), as `q` asks.
 
-        `gate` drops results below the profile's relevance bar (moved by `gate_offset`).
-        With `latest` and `latest_top_k`, a result must also be among the `latest_top_k`
+        `q.gate` drops results below the profile's relevance bar (moved by `q.gate_offset`).
+        With `q.latest` and `q.latest_top_k`, a result must also be among the `latest_top_k`
         gated matches of the newest utterance alone (or `related` to one of them): the
-        window gives context, but a new caption needs new words about it.
+        window gives context, but a new caption needs new words about it. `channels` narrows
+        scoring to one channel, for the evaluations that compare them; the service ranks hybrid.
         """
         snapshot = self.snapshot  # read once: this query sees one index however long it waits
-        text, parts = _window(query)
+        text, parts = _window(q.text)
         if not text:
             return []
         vectors: dict[str, np.ndarray] = {}
@@ -195,58 +195,68 @@ class Ranker:
                 vectors = await encoder.vectors([t for t, _ in parts])
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
-        if self._needs_pinyin(latest or parts[-1][0], snapshot):
+        if self._needs_pinyin(q.latest or parts[-1][0], snapshot):
             # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
             await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         with answering():  # a build in another thread steps aside meanwhile
-            return self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
-                                prior=prior, exclude=exclude, mmr=mmr, channels=channels, latest=latest,
-                                latest_top_k=latest_top_k, related=related)
+            return self._select(snapshot, parts, vectors, q, channels=channels, related=related)
 
-    def rank_many_sync(self, queries: Sequence[Query], *, top_k: int = 10, gate: bool = False,
-                       gate_offset: float = 0.0, prior: bool = False, exclude: set[str] | None = None,
-                       mmr: bool = False, channels: Channel = "hybrid", encode_batch: int = 32) -> list[list[Ranked]]:
-        """Blocking `rank` over many queries, for the CLI and scripts (every text is encoded)."""
+    def rank_queries_sync(self, queries: Sequence[RankQuery], *, channels: Channel = "hybrid",
+                          encode_batch: int = 32,
+                          related: Callable[[set[str]], set[str]] | None = None) -> list[list[Ranked]]:
+        """Blocking `rank` over many queries, for the CLI, scripts and benches (every text is encoded)."""
         snapshot = self.snapshot
-        windows = [_window(q) for q in queries]
+        windows = [_window(q.text) for q in queries]
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
         if encoder is not None:
             vectors = encoder.vectors_sync([t for _, parts in windows for t, _ in parts], batch=encode_batch)
         out = []
-        for text, parts in windows:
+        for q, (text, parts) in zip(queries, windows, strict=True):
             with answering():
-                out.append(self._select(snapshot, parts, vectors, top_k=top_k, gate=gate, gate_offset=gate_offset,
-                                        prior=prior, exclude=exclude, mmr=mmr, channels=channels) if text else [])
+                out.append(self._select(snapshot, parts, vectors, q, channels=channels, related=related)
+                           if text else [])
         return out
 
-    def rank_sync(self, query: Query, **kw: Any) -> list[Ranked]:
-        return self.rank_many_sync([query], **kw)[0]
+    def rank_sync(self, q: RankQuery, *, channels: Channel = "hybrid") -> list[Ranked]:
+        """Blocking `rank` of one query."""
+        return self.rank_queries_sync([q], channels=channels)[0]
 
-    def _select(self, snapshot: IndexSnapshot, parts: list[tuple[str, float]], vectors: dict[str, np.ndarray], *,
-                top_k: int, gate: bool, gate_offset: float, prior: bool, exclude: set[str] | None, mmr: bool,
-                channels: Channel, latest: str | None = None, latest_top_k: int = 0,
+    def rank_many_sync(self, texts: Sequence[Query], *, top_k: int = 10, gate: bool = False,
+                       gate_offset: float = 0.0, prior: bool = False, exclude: set[str] | None = None,
+                       mmr: bool = False, channels: Channel = "hybrid", encode_batch: int = 32) -> list[list[Ranked]]:
+        """`rank_queries_sync` over texts given one set of options as keywords: the form the evaluation
+        scripts (scripts/eval/) call. Its defaults are the raw ranker's, not `RankQuery`'s, so their
+        figures stay comparable with those already recorded; everything else passes a `RankQuery`."""
+        return self.rank_queries_sync(
+            [RankQuery(text=t, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
+                       exclude=frozenset(exclude or ()), mmr=mmr) for t in texts],
+            channels=channels, encode_batch=encode_batch)
+
+    def _select(self, snapshot: IndexSnapshot, parts: list[tuple[str, float]], vectors: dict[str, np.ndarray],
+                q: RankQuery, *, channels: Channel,
                 related: Callable[[set[str]], set[str]] | None = None) -> list[Ranked]:
-        if not len(snapshot) or not parts or top_k <= 0:
+        if not len(snapshot) or not parts or q.top_k <= 0:
             return []
         profile = self.profile
+        latest = q.latest
         line = latest or parts[-1][0]
         bridged, said = self._bridged(line, snapshot)
         scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged,
                        bridge_bar=self.bridge_bar)
         allowed = None
-        if latest and latest_top_k and len(parts) > 1:
+        if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
             alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
                           bridge_bar=self.bridge_bar)
-            about = select(snapshot, profile, alone, top_k=latest_top_k, gate=True, gate_offset=gate_offset)
+            about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
             keep = {r.id for r in about}
             if related is not None:
                 keep = related(keep)
             allowed = np.fromiter((e.key in keep for e in snapshot.entries), dtype=bool, count=len(snapshot))
-        found = select(snapshot, profile, scores, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
-                       exclude=exclude, mmr=mmr, allowed=allowed)
-        if gate:  # a greeting or a custom said as such is not about the entry that says it (everyday.py)
+        found = select(snapshot, profile, scores, top_k=q.top_k, gate=q.gate, gate_offset=q.gate_offset,
+                       prior=q.prior, exclude=q.exclude, mmr=q.mmr, allowed=allowed)
+        if q.gate:  # a greeting or a custom said as such is not about the entry that says it (everyday.py)
             found = [r for r in found if not only_everyday(line, r.topic.title)]
         if said:  # the decision record says which bridge carried a cross-lingual match
             found = [_carried(r, said) for r in found]

@@ -9,6 +9,7 @@ crowd the top-k. Every `Ranked` carries its components, so a decision can be exp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -71,7 +72,7 @@ def _mmr(sim: np.ndarray, rel: np.ndarray, lam: float, top_k: int) -> tuple[list
 
 
 def select(snapshot: IndexSnapshot, profile: CalibrationProfile, scores: Scores, *, top_k: int,
-           gate: bool = False, gate_offset: float = 0.0, prior: bool = False, exclude: set[str] | None = None,
+           gate: bool = False, gate_offset: float = 0.0, prior: bool = False, exclude: AbstractSet[str] | None = None,
            mmr: bool = False, allowed: np.ndarray | None = None) -> list[Ranked]:
     """The top-k results. `allowed` (bool per topic) narrows the candidates further."""
     n = len(snapshot)

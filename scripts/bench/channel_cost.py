@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from agent.index.story_rank import StoryRanking
-from agent.ranking import Ranker
+from agent.ranking import Ranker, RankQuery
 from harness import devsets
 
 CUTS = {"zh": [None, 32, 20], "en": [None, 120, 60]}
@@ -40,11 +40,12 @@ def main() -> int:
             for t in sample:
                 emb.encode([t + " ."], role="query")  # uncached: a fresh encode each
             ms = (time.perf_counter() - t0) * 1000 / len(sample)
-            out = ranker.rank_many_sync(texts, top_k=3)
+            out = ranker.rank_queries_sync([RankQuery(text=t, top_k=3, prior=False, mmr=False) for t in texts])
             r3 = sum(any(r.id in q["relevant"] for r in o) for o, q in zip(out, queries, strict=True)) / len(queries)
             label = "hybrid, full query" if cut is None else f"hybrid, newest {cut} characters"
             print(f"| {lang} | {label} | {r3:.3f} | {ms:.1f} | {len(queries)} |", flush=True)
-        out = ranker.rank_many_sync([q["text"] for q in queries], top_k=3, channels="lexical")
+        out = ranker.rank_queries_sync([RankQuery(text=q["text"], top_k=3, prior=False, mmr=False) for q in queries],
+                                       channels="lexical")
         r3 = sum(any(r.id in q["relevant"] for r in o) for o, q in zip(out, queries, strict=True)) / len(queries)
         print(f"| {lang} | lexical only (shed) | {r3:.3f} | 0 | {len(queries)} |", flush=True)
     return 0

@@ -57,7 +57,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 from agent.models import Topic  # noqa: E402
-from agent.ranking import Ranker  # noqa: E402
+from agent.ranking import Ranker, RankQuery  # noqa: E402
 from agent.ranking.embedders import HashEmbedder  # noqa: E402
 from agent.stories.grouping import StoryIndex, background_of  # noqa: E402
 from harness import pct  # noqa: E402
@@ -264,7 +264,7 @@ def main() -> int:
 
     def decide(q: str) -> float:
         t0 = time.perf_counter()
-        ranker.rank_sync(q, top_k=15, gate=True, prior=True, mmr=True)
+        ranker.rank_sync(RankQuery(text=q, top_k=15, gate=True, prior=True, mmr=True))
         return (time.perf_counter() - t0) * 1000
 
     def paced(count: int, busy: threading.Event | None = None) -> list[float]:

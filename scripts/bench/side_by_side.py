@@ -35,7 +35,7 @@ import uvicorn
 from agent.collect.fetching import FetchPolicy, HttpFetcher, fetch_all, fetch_one, make_client
 from agent.collect.replay import ReplayTransport
 from agent.index.story_rank import StoryRanking
-from agent.ranking import MicroBatcher, Ranker, build_embedder
+from agent.ranking import MicroBatcher, Ranker, RankQuery, build_embedder
 from agent.resources import snapshot_dir
 from agent.settings import Settings
 from agent.sources import build_sources
@@ -159,7 +159,8 @@ def bench_relevance(settings: Settings) -> dict[str, dict[str, float]]:
         out[f"keyword/{lang}"] = recall_row(keyword, queries)
         ranker = StoryRanking.grouped(Ranker(embedder, entries))  # one result per story, as served
         out[f"trendlens/{lang}"] = recall_row(
-            ranker.rank_many_sync([q["text"] for q in queries], top_k=10, channels="hybrid"), queries)
+            ranker.rank_queries_sync([RankQuery(text=q["text"], top_k=10, prior=False, mmr=False) for q in queries]),
+            queries)
     return out
 
 

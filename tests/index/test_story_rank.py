@@ -53,7 +53,7 @@ FITTERS = {"scripts/eval/tune_relevance.py", "scripts/eval/tune_crosslingual.py"
 def test_every_script_that_ranks_measures_the_shipped_path() -> None:
     """A figure from a script describes the ranking a wearer gets: each script that asks a ranker goes
     through `StoryRanking`, so its results are one per story as the live loop's are."""
-    asks = re.compile(r"\.rank_many_sync\(|\.rank\(")
+    asks = re.compile(r"\.rank_(many|queries)_sync\(|\.rank\(")
     raw = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "scripts").rglob("*.py"))
            if asks.search(p.read_text(encoding="utf-8")) and "StoryRanking" not in p.read_text(encoding="utf-8")]
     assert set(raw) <= FITTERS, f"scripts ranking without the story collapse: {sorted(set(raw) - FITTERS)}"

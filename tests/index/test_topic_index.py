@@ -237,7 +237,7 @@ async def _answers(index: TopicIndex) -> list[list]:
 
 
 def _ranker_answers(index: TopicIndex) -> list[list]:
-    return [index.ranker.rank_sync(text, top_k=12, gate=False) for text in _QUERIES]
+    return [index.ranker.rank_sync(RankQuery(text=text, top_k=12, prior=False, mmr=False)) for text in _QUERIES]
 
 
 def _story_maps(index: TopicIndex) -> tuple[dict, dict]:

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent.models import Topic
-from agent.ranking import HashEmbedder, Ranker, RankerEntry, TopicPrior
+from agent.ranking import HashEmbedder, Ranker, RankerEntry, RankQuery, TopicPrior
+from agent.ranking.ranker import Query
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEVANCE = ROOT / "fixtures" / "relevance"
@@ -22,6 +24,12 @@ TITLES = [
 ]
 
 
+def relevance_query(text: Query, **opts: Any) -> RankQuery:
+    """A query without the heat prior and MMR unless `opts` turn them on: the ranker's relevance order,
+    which most tests here read."""
+    return RankQuery(text=text, **{"prior": False, "mmr": False, **opts})
+
+
 def make_topic(source: str, item_id: str, title: str, heat: float | None = None) -> Topic:
     return Topic(source=source, item_id=item_id, title=title, heat=heat)
 
@@ -36,4 +44,4 @@ def hash_ranker(topics: list[Topic]) -> Ranker:
     return Ranker(HashEmbedder(), topics)
 
 
-__all__ = ["RELEVANCE", "RankerEntry", "TopicPrior", "make_topic"]
+__all__ = ["RELEVANCE", "RankerEntry", "TopicPrior", "make_topic", "relevance_query"]

@@ -7,6 +7,8 @@ from agent.ranking import HashEmbedder, Ranker
 from agent.ranking.bridges import bridge_terms
 from agent.ranking.pinyin_names import PinyinNames, syllables
 
+from .conftest import relevance_query
+
 # Synthetic list entries (written here), titles as a Chinese list words them.
 ENTRIES = [("weibo", "a", "岳云鹏嘴瓢"), ("baidu", "b", "华为发布新款折叠屏手机"), ("douyin", "c", "周杰伦新歌上线"),
            ("weibo", "d", "今天天气晴朗适合出游"), ("zhihu", "e", "如何评价某电视剧大结局")]
@@ -39,16 +41,17 @@ def test_a_surname_that_is_also_an_english_word_is_read_as_pinyin_beside_a_given
 
 async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the_bridge() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
-    found = await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True)
+    found = await ranker.rank(relevance_query("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True))
     assert found and found[0].topic.title == "岳云鹏嘴瓢" and found[0].bridge == "pinyin"
     assert found[0].public()["bridge"] == "pinyin"
-    brand = await ranker.rank("Huawei has a new folding phone out", top_k=1, gate=True)
+    brand = await ranker.rank(relevance_query("Huawei has a new folding phone out", top_k=1, gate=True))
     assert brand and brand[0].topic.title.startswith("华为") and brand[0].bridge == "cedict-name"
 
 
 async def test_without_the_bridges_the_english_line_gets_nothing() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES], bridges=())
-    assert await ranker.rank("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True) == []
+    said = relevance_query("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True)
+    assert await ranker.rank(said) == []
 
 
 async def test_a_two_character_name_bridges_as_strongly_as_a_three_character_one() -> None:
@@ -64,7 +67,7 @@ async def test_a_two_character_name_bridges_as_strongly_as_a_three_character_one
     evidence = []
     for line, title in [("Is that Faye Wong?", named[0][2]), ("Was that Li Jian?", named[1][2]),
                         ("Was that Sa Beining?", named[2][2])]:
-        found = await ranker.rank(line, top_k=1, gate=True)
+        found = await ranker.rank(relevance_query(line, top_k=1, gate=True))
         assert found and found[0].topic.title == title, line
         evidence.append(found[0].components["lexical"])
     assert min(evidence) >= 0.8 * max(evidence), evidence

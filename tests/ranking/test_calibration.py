@@ -25,6 +25,8 @@ from agent.ranking.background import sample, sample_vectors
 from agent.settings import Settings
 from harness.required import need_shared
 
+from .conftest import relevance_query
+
 DAY = "2025-04-15"
 
 # synthetic, in the style of Douyin's and Weibo's lists: short, colloquial, about nobody in particular
@@ -98,7 +100,7 @@ class TestShortTitles:
 
     @pytest.mark.parametrize(("text", "title"), MENTIONS)
     def test_a_line_about_a_short_title_still_captions_it(self, embedder, text: str, title: str) -> None:
-        out = _ranker(embedder, SHORT_TITLES).rank_sync(text, top_k=1, gate=True)
+        out = _ranker(embedder, SHORT_TITLES).rank_sync(relevance_query(text, top_k=1, gate=True))
         assert out and out[0].topic.title == title
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from agent.models import Topic
-from agent.ranking import Ranker
+from agent.ranking import Ranker, RankQuery
 from agent.ranking.embedders import HashEmbedder
 from agent.ranking.snapshot import RankerEntry, TopicPrior, build_snapshot
 from agent.store.records import StoredTopic
@@ -40,7 +40,7 @@ def stored(t: Topic, velocity: float | None, observations: int) -> StoredTopic:
 def answers(ranker: Ranker) -> list[list[tuple[str, float]]]:
     out = []
     for q in QUERIES:
-        ranked = ranker.rank_sync(q, top_k=5, gate=True, prior=True, mmr=True)
+        ranked = ranker.rank_sync(RankQuery(text=q, gate=True))
         out.append([(r.topic.id, round(float(r.score), 5)) for r in ranked])
     return out
 

@@ -15,6 +15,8 @@ from agent.ranking import HashEmbedder, MicroBatcher, Ranker
 from agent.settings import Settings
 from tests.ranking.test_shedding import TimedEmbedder
 
+from .conftest import relevance_query
+
 
 class HeldEmbedder(TimedEmbedder):
     """A timed embedder that also records each call's batch size and thread."""
@@ -65,11 +67,11 @@ def ranker_on(engines: list[HeldEmbedder], deadline_s: float) -> Ranker:
 async def test_a_line_that_finds_an_engine_idle_is_encoded_while_the_other_is_busy():
     busy, idle = HeldEmbedder(0.1), HeldEmbedder(0.1)
     ranker = ranker_on([busy, idle], deadline_s=0.05)  # shorter than one encode
-    await ranker.rank("春晚 开场", top_k=1)  # timed: 0.1 s per line
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))  # timed: 0.1 s per line
     busy.release.clear()
-    held = asyncio.create_task(ranker.rank("春运 回家", top_k=1))
+    held = asyncio.create_task(ranker.rank(relevance_query("春运 回家", top_k=1)))
     await asyncio.sleep(0.05)
-    result = await asyncio.wait_for(ranker.rank("哪吒2票房破百亿了", top_k=1), 1)
+    result = await asyncio.wait_for(ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1)), 1)
     assert result[0].topic.title == "哪吒2票房破百亿" and result[0].components["dense"] != 0.0
     assert ranker.shed == 0
     busy.release.set()
@@ -81,11 +83,11 @@ async def test_a_line_that_finds_an_engine_idle_is_encoded_while_the_other_is_bu
 async def test_the_deadline_shares_the_lines_ahead_over_the_engines(engines, shed):
     shared = HeldEmbedder(0.1)  # one object encoding from every engine's thread
     ranker = ranker_on([shared] * engines, deadline_s=0.3)
-    await ranker.rank("春晚 开场", top_k=1)
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))
     shared.release.clear()
-    waiting = [asyncio.create_task(ranker.rank(f"春晚 {i}", top_k=1)) for i in range(engines + 1)]
+    waiting = [asyncio.create_task(ranker.rank(relevance_query(f"春晚 {i}", top_k=1))) for i in range(engines + 1)]
     await asyncio.sleep(0.05)  # every engine holds a line and one more waits: the next is the 3rd / 4th
-    late = asyncio.create_task(ranker.rank("哪吒2票房破百亿了", top_k=1))
+    late = asyncio.create_task(ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1)))
     await asyncio.sleep(0.01)
     shared.release.set()
     result = await asyncio.wait_for(late, 2)

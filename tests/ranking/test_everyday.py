@@ -6,6 +6,8 @@ from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
 from agent.ranking.everyday import asks, only_everyday, vocabulary
 
+from .conftest import relevance_query
+
 # Synthetic list entries (written here): a greeting hashtag, a custom, and a real meme beside them.
 ENTRIES = [("douyin", "g", "对你说新年快乐"), ("weibo", "c", "开始放烟花了"), ("weibo", "m", "主持人扑克牌穿帮"),
            ("baidu", "r", "儿子跪着讨要新年红包")]
@@ -32,9 +34,9 @@ def test_asking_about_it_or_naming_what_happened_is_news() -> None:
 
 async def test_the_live_gate_drops_a_greeting_and_keeps_the_meme() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
-    toast = await ranker.rank("祝大家新年快乐", gate=True, channels="hybrid")
+    toast = await ranker.rank(relevance_query("祝大家新年快乐", top_k=10, gate=True), channels="hybrid")
     assert all(r.topic.title != "对你说新年快乐" for r in toast), toast
-    asked = await ranker.rank("对你说新年快乐是什么梗", gate=True, channels="hybrid")
+    asked = await ranker.rank(relevance_query("对你说新年快乐是什么梗", top_k=10, gate=True), channels="hybrid")
     assert asked and asked[0].topic.title == "对你说新年快乐"
-    meme = await ranker.rank("主持人扑克牌穿帮了你们看到没", gate=True, channels="hybrid")
+    meme = await ranker.rank(relevance_query("主持人扑克牌穿帮了你们看到没", top_k=10, gate=True), channels="hybrid")
     assert meme and meme[0].topic.title == "主持人扑克牌穿帮"

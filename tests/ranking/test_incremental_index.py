@@ -14,6 +14,8 @@ from agent.ranking import BM25Index, Ranker
 from agent.ranking.embedders import HashEmbedder
 from agent.ranking.snapshot import build_snapshot
 
+from .conftest import relevance_query
+
 
 class CountingEmbedder(HashEmbedder):
     """The hash double, remembering which texts it was asked to embed."""
@@ -51,7 +53,7 @@ def test_reindex_embeds_only_new_titles_and_drops_expired_ones() -> None:
     assert np.allclose(snap.matrix, fresh.matrix) and np.allclose(snap.prior, fresh.prior)
     for query in ("降温降雪", "票房 100亿", "new model release", "高考"):
         assert np.allclose(snap.lexical.scores(query), fresh.lexical.scores(query), atol=1e-5), query
-    top = ranker.rank_sync("今年高考报名人数", top_k=1)
+    top = ranker.rank_sync(relevance_query("今年高考报名人数", top_k=1))
     assert top and top[0].topic.title == "高考报名人数创新高"
 
 

@@ -13,6 +13,8 @@ import pytest
 from agent.models import Topic
 from agent.ranking import ConversationWindow, HashEmbedder, Ranker, profile_for
 
+from .conftest import relevance_query
+
 TITLES = [("hn", "gpt5", "OpenAI releases GPT-5"), ("weibo", "robot", "春晚机器人扭秧歌"),
           ("google", "eggs", "Egg prices hit record high amid bird flu")]
 ZH_SMALL_TALK = "今天路上堵死了"
@@ -31,7 +33,7 @@ async def _say(ranker: Ranker, lines: list[str]) -> list[str]:
     window = ConversationWindow()
     for k, line in enumerate(lines):
         window.add(line, ts=float(k))
-    ranked = await ranker.rank(window, top_k=1, gate=True, latest=lines[-1], latest_top_k=10)
+    ranked = await ranker.rank(relevance_query(window, top_k=1, gate=True, latest=lines[-1], latest_top_k=10))
     return [r.topic.title for r in ranked]
 
 

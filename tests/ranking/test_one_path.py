@@ -8,9 +8,9 @@ import threading
 import numpy as np
 import pytest
 
-from agent.ranking import HashEmbedder, IndexSnapshot, MicroBatcher, Ranker
+from agent.ranking import HashEmbedder, IndexSnapshot, MicroBatcher, Ranker, RankQuery
 
-from .conftest import make_topic
+from .conftest import make_topic, relevance_query
 
 
 def _topics(prefix: str, n: int) -> list:
@@ -37,8 +37,7 @@ async def test_queries_during_reindexing_never_raise_nor_mix_snapshots() -> None
     try:
         seen = 0
         for i in range(300):
-            out = await ranker.rank(f"春晚机器人 油价 pope {i}", top_k=5, gate=False, prior=True, mmr=True,
-                                    exclude={"a:a1", "b:b2"})
+            out = await ranker.rank(RankQuery(text=f"春晚机器人 油价 pope {i}", exclude=frozenset({"a:a1", "b:b2"})))
             got = {r.id for r in out}
             assert got and any(got <= s for s in ids), got  # all from one snapshot, never mixed
             seen += 1
@@ -64,23 +63,23 @@ def test_snapshot_is_immutable(hash_ranker: Ranker) -> None:
 
 @pytest.mark.parametrize("text", ["春晚机器人扭秧歌太好笑了", "the new pope from chicago", "把盐递给我一下"])
 async def test_cli_and_live_calls_rank_identically(hash_ranker: Ranker, text: str) -> None:
-    live = await hash_ranker.rank(text, top_k=3, gate=True, prior=True, mmr=True)
-    cli = hash_ranker.rank_sync(text, top_k=3, gate=True, prior=True, mmr=True)
+    live = await hash_ranker.rank(RankQuery(text=text, top_k=3, gate=True))
+    cli = hash_ranker.rank_sync(RankQuery(text=text, top_k=3, gate=True))
     assert [(r.id, round(r.score, 6)) for r in live] == [(r.id, round(r.score, 6)) for r in cli]
 
 
 async def test_query_vector_is_encoded_once_per_utterance(hash_ranker: Ranker) -> None:
     assert hash_ranker.encoder is not None
     before = hash_ranker.encoder.encodes
-    await hash_ranker.rank("春晚机器人扭秧歌太好笑了", top_k=3)
-    await hash_ranker.rank("春晚机器人扭秧歌太好笑了", top_k=3, gate=True)
+    await hash_ranker.rank(relevance_query("春晚机器人扭秧歌太好笑了", top_k=3))
+    await hash_ranker.rank(relevance_query("春晚机器人扭秧歌太好笑了", top_k=3, gate=True))
     assert hash_ranker.encoder.encodes == before + 1
 
 
 async def test_a_line_said_again_is_counted_as_a_cache_hit(hash_ranker: Ranker) -> None:
     """What a load test reads beside its capacity: a repeated line costs no encode."""
     hits = hash_ranker.cache_hits
-    await hash_ranker.rank("哪吒2的票房又破纪录了", top_k=3)
+    await hash_ranker.rank(relevance_query("哪吒2的票房又破纪录了", top_k=3))
     assert hash_ranker.cache_hits == hits
-    await hash_ranker.rank("哪吒2的票房又破纪录了", top_k=3)
+    await hash_ranker.rank(relevance_query("哪吒2的票房又破纪录了", top_k=3))
     assert hash_ranker.cache_hits == hits + 1

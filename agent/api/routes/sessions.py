@@ -13,7 +13,7 @@ from ...errors import InputError
 from ..deps import ApiKey, RuntimeDep, SessionsDep, erasure_guard, find_session, live_sessions, session_or_404, ws_key
 from ..erase import SessionErased, erase_everywhere
 from ..errors import AUTHED_ERRORS, ApiError
-from ..schemas import CaptionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
+from ..schemas import CaptionOut, DecisionOut, SessionIn, SessionOut, UtteranceIn, UtteranceOut
 from ..stream_socket import StreamSocket
 from ..throttle import Charge, session_bucket, take_all_async
 
@@ -57,7 +57,8 @@ async def post_utterance(request: Request, session_id: str, body: UtteranceIn, r
     except SessionErased:  # erased while it was being answered: nothing of it is answered or kept
         raise ApiError(404, f"no session {session_id!r}") from None
     return UtteranceOut(captions=[CaptionOut.model_validate(c.to_public()) for c in result.captions],
-                        decision=result.decision, warning=result.warning)
+                        decision=DecisionOut.model_validate(result.decision) if result.decision is not None else None,
+                        warning=result.warning)
 
 
 @router.get("/{session_id}/captions", summary="What was shown, with each decision record")
