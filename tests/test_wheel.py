@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+import harness.fitting
 from harness import free_port
 from tests.conftest import ROOT
 
@@ -55,6 +58,13 @@ def test_wheel_ships_workflows_and_snapshot(installed: Path, tmp_path: Path) -> 
     assert not (installed / "fixtures").exists() and not (installed / "workflows").exists()
     # the tests' and scripts' harness is no part of what a user installs
     assert not (installed / "harness").exists() and not (agent_dir / "testing").exists()
+    # nor is what fits the shipped models and profiles (harness/fitting.py), and nothing shipped reads the harness
+    code = {p.relative_to(installed).as_posix(): p.read_text(encoding="utf-8") for p in agent_dir.rglob("*.py")}
+    fitting = [name for name, f in vars(harness.fitting).items()
+               if inspect.isfunction(f) and f.__module__ == harness.fitting.__name__]
+    assert "fit_link_model" in fitting and "save_fitted" in fitting
+    assert not [(path, name) for path, text in code.items() for name in fitting if f"def {name}(" in text]
+    assert not [path for path, text in code.items() if re.search(r"^\s*(from|import) harness\b", text, re.M)]
 
 
 @pytest.mark.slow

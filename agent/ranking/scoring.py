@@ -21,7 +21,8 @@ the sample) gate on the per-query z-score instead.
 Every constant lives in one `CalibrationProfile` per embedding model, with one
 `LanguageCalibration` per language. The shipped profiles come from
 `scripts/eval/tune_relevance.py` run on the real development data (`profiles.json`, which
-records the command that produced it); nothing here is tuned by hand.
+records the command that produced it, written by `harness/fitting.py` outside the package; the
+service only reads it); nothing here is tuned by hand.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from .snapshot import IndexSnapshot
 
 __all__ = [
     "PROFILES",
-    "CROSS_KEYS",
     "CalibrationProfile",
     "Calibration",
     "Channel",
@@ -51,7 +51,6 @@ __all__ = [
     "dense_evidence",
     "expected_max_z",
     "profile_for",
-    "save_fitted",
     "score",
 ]
 
@@ -170,32 +169,6 @@ def _builtin() -> dict[str, CalibrationProfile]:
             LanguageCalibration(background=(0.0, 0.06)), LanguageCalibration(background=(0.0, 0.06)))),
         "": CalibrationProfile(model=""),  # no model: BM25 only
     }
-
-
-#: The keys `scripts/eval/tune_crosslingual.py` fits; `scripts/eval/tune_relevance.py` fits every other one.
-CROSS_KEYS = ("cross_gate", "cross_growth", "cross_ref_n")
-CROSS_NOTE = "; cross-script gates: "  # where the cross-script part of `fitted_on` starts
-
-
-def save_fitted(fitted: CalibrationProfile, part: Literal["same", "cross"], path: Path = PROFILES_FILE) -> None:
-    """Write `fitted`'s part of its model's profile into `path`, every key of the other part as the file had it.
-
-    Each tuning script owns one part (`CROSS_KEYS` and the cross-script note, or the rest), so
-    either can run without undoing the other; `made_by` names both commands."""
-    rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-    old = next((CalibrationProfile.from_json(r) for r in rows if r["model"] == fitted.model), None)
-    merged = fitted
-    if old is not None:
-        same, cross = (fitted, old) if part == "same" else (old, fitted)
-        langs = {lang: replace(cal, **{k: getattr(cross.lang(lang), k) for k in CROSS_KEYS})
-                 if lang in cross.langs else cal for lang, cal in same.langs.items()}
-        cmds = [c for c in same.made_by.split(" && ") if "tune_crosslingual" not in c][:1]
-        cmds += [c for c in cross.made_by.split(" && ") if "tune_crosslingual" in c][:1]
-        note = cross.fitted_on.partition(CROSS_NOTE)
-        merged = replace(same, langs=MappingProxyType(langs), made_by=" && ".join(cmds),
-                         fitted_on=same.fitted_on.partition(CROSS_NOTE)[0] + (note[1] + note[2] if note[1] else ""))
-    kept = [r for r in rows if r["model"] != fitted.model]
-    path.write_text(json.dumps(kept + [merged.to_json()], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def _load() -> dict[str, CalibrationProfile]:

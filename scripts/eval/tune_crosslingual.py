@@ -45,15 +45,14 @@ import numpy as np
 from agent.models import Topic  # noqa: E402
 from agent.ranking import EmbeddingCache, Ranker, build_embedder  # noqa: E402
 from agent.ranking.scoring import (  # noqa: E402
-    CROSS_NOTE,
     PROFILES_FILE,
     CalibrationProfile,
     dense_evidence,
     profile_for,
-    save_fitted,
 )
 from agent.settings import Settings  # noqa: E402
 from harness import devsets
+from harness.fitting import CROSS_NOTE, save_fitted
 
 PROBE_DIR = devsets.ROOT / "fixtures" / "relevance" / "crosslingual-synthetic"
 PROBES = {"en": PROBE_DIR / "en-about-zh-synthetic.json", "zh": PROBE_DIR / "zh-about-en-synthetic.json"}

@@ -57,9 +57,10 @@ from agent.ranking import (  # noqa: E402
     profile_for,
     query_terms,
 )
-from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence, save_fitted  # noqa: E402
+from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile, dense_evidence  # noqa: E402
 from agent.settings import Settings  # noqa: E402
 from harness import devsets
+from harness.fitting import save_fitted
 from harness.recall import recall
 
 W_GRID = [round(x, 2) for x in np.arange(0.0, 1.0001, 0.05)]

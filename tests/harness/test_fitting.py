@@ -1,4 +1,5 @@
-"""The two tuning scripts each write profiles.json, and neither undoes the other's keys.
+"""What the fitting scripts fit with: the link model finds the labels' rule, and the two tuning
+scripts each write profiles.json without undoing the other's keys.
 
 `scripts/eval/tune_relevance.py` fits the fusion and the same-script gates, `scripts/eval/tune_crosslingual.py`
 the bars of lines against topics in the other script; whichever runs last, the file keeps both.
@@ -11,9 +12,23 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
+import numpy as np
+
 from agent.ranking import LanguageCalibration
-from agent.ranking.scoring import CROSS_KEYS, PROFILES, PROFILES_FILE, CalibrationProfile, save_fitted
+from agent.ranking.scoring import PROFILES, PROFILES_FILE, CalibrationProfile
+from harness.fitting import CROSS_KEYS, fit_link_model, save_fitted
 from tests.conftest import load_script
+
+
+def test_the_fitted_link_model_tells_the_labelled_pairs_apart() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(400, 3))
+    y = (x[:, 0] - x[:, 1] > 0).astype(float)  # one story when the first feature outweighs the second
+    model = fit_link_model(x, y, strong=0.6)
+    assert model.strong == 0.6 and len(model.weights) == 3
+    assert model.weights[0] > 0 > model.weights[1]
+    right = sum((model.probability(row) >= 0.5) == bool(label) for row, label in zip(x, y, strict=True))
+    assert right / len(y) > 0.95
 
 
 def _written(path: Path, model: str) -> CalibrationProfile:
