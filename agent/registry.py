@@ -1,4 +1,4 @@
-"""`Registry`: the names of one extension point (displays, workflow steps, sources), each once.
+"""`Registry`: the names of one extension point (displays, workflow steps, sources, push channels), each once.
 
 A second item under a name already taken is refused when it is registered, not found later as a
 silent overwrite; an unknown name fails with the valid ones (`UnknownNameError`).

@@ -5,8 +5,8 @@ logs, metrics and /readyz name a channel by its scheme and place (`tgram#1`), an
 records pass through `SecretFilter`, which blanks every secret part of every configured URL.
 
 Who set a channel decides what it may be (`ChannelPolicy`): the operator's own
-(`TRENDLENS_NOTIFY_URLS`) may be any apprise URL; a key's (`PUT /v1/watch`) only a scheme of its
-role's list, with no option that chooses a method, a header, a payload field, a template or key
+(`TRENDLENS_NOTIFY_URLS`) may be any apprise URL; a key's (`PUT /v1/watch`) only a scheme `CHANNELS`
+registers for its role, with no option that chooses a method, a header, a payload field, a template or key
 file on the server's disk, or a timeout, and its sends reach only public addresses (`sending.py`).
 Every channel gets the server's socket timeouts and follows no redirect, whatever its URL asks.
 """
@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 with warnings.catch_warnings():
@@ -30,22 +31,61 @@ with warnings.catch_warnings():
 
 from ..errors import ConfigError
 from ..models import utcnow
+from ..registry import Registry
 
-__all__ = ["ADMIN_KEY", "CLIENT_KEY", "OPERATOR", "Channel", "ChannelHealth", "ChannelPolicy", "SecretFilter",
-           "secrets_of"]
+__all__ = ["ADMIN_KEY", "CHANNELS", "CLIENT_KEY", "OPERATOR", "ROLES", "Channel", "ChannelHealth", "ChannelKind",
+           "ChannelPolicy", "Role", "SecretFilter", "secrets_of", "settable"]
 
 CONNECT_TIMEOUT_S = 3.0  # every channel's, whatever its URL's `cto`/`rto` say
 READ_TIMEOUT_S = 5.0
 MAX_URL_CHARS = 2_000
-# Services a key may push to: each names a public service (its host fixed, or a host the key
-# gives, checked at send time) and reads nothing from the server's disk. Not e-mail (`smtp=` names
-# any host and port), syslog or anything speaking its own protocol to a host of the key's choosing.
-CLIENT_SCHEMES = frozenset({"tgram", "discord", "slack", "pover", "pbul", "ntfy", "ntfys", "json", "jsons", "gotify",
-                            "gotifys", "bark", "barks", "dingtalk", "wecombot", "feishu", "lark", "schan",
-                            "pushplus", "pushdeer", "wxpusher", "matrix", "matrixs"})
-# An admin key may also post forms and XML (over HTTP, so the address check holds); e-mail speaks
-# SMTP to a host of the URL's choosing, which that check does not see: only the operator's own.
-ADMIN_SCHEMES = CLIENT_SCHEMES | {"form", "forms", "xml", "xmls"}
+
+Role = Literal["client", "admin", "operator"]
+ROLES: tuple[Role, ...] = ("client", "admin", "operator")  # each may set every channel of those before it
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChannelKind:
+    """One apprise scheme: the least role that may set it, and how its URL is read."""
+
+    least_role: Role
+    # the URL's host is a server's address (`json://host/path`), not a token (`tgram://bot-token/…`),
+    # so it is not blanked in logs as a secret
+    host_is_address: bool = False
+
+    def settable_by(self, role: Role) -> bool:
+        return ROLES.index(self.least_role) <= ROLES.index(role)
+
+
+_KEY = ChannelKind(least_role="client")
+_KEY_AT_HOST = ChannelKind(least_role="client", host_is_address=True)
+_ADMIN_AT_HOST = ChannelKind(least_role="admin", host_is_address=True)
+_OPERATOR_AT_HOST = ChannelKind(least_role="operator", host_is_address=True)
+
+#: The push channels, by apprise scheme. A key may set only what its role may (`ChannelPolicy.check`
+#: reads this); the operator's own (`TRENDLENS_NOTIFY_URLS`) may be any scheme apprise speaks, named
+#: here or not, and this says only how such a URL is read (`secrets_of`).
+CHANNELS: Registry[ChannelKind] = Registry("push channel", (
+    # A key's: each names a public service (its host fixed, or a host the key gives, checked at send
+    # time) and reads nothing from the server's disk. Not e-mail (`smtp=` names any host and port),
+    # syslog or anything speaking its own protocol to a host of the key's choosing.
+    ("tgram", _KEY), ("discord", _KEY), ("slack", _KEY), ("pover", _KEY), ("pbul", _KEY),
+    ("ntfy", _KEY_AT_HOST), ("ntfys", _KEY_AT_HOST), ("json", _KEY_AT_HOST), ("jsons", _KEY_AT_HOST),
+    ("gotify", _KEY), ("gotifys", _KEY), ("bark", _KEY), ("barks", _KEY), ("dingtalk", _KEY),
+    ("wecombot", _KEY), ("feishu", _KEY), ("lark", _KEY), ("schan", _KEY), ("pushplus", _KEY),
+    ("pushdeer", _KEY), ("wxpusher", _KEY), ("matrix", _KEY), ("matrixs", _KEY),
+    # An admin key may also post forms and XML (over HTTP, so the address check holds).
+    ("form", _ADMIN_AT_HOST), ("forms", _ADMIN_AT_HOST), ("xml", _ADMIN_AT_HOST), ("xmls", _ADMIN_AT_HOST),
+    # E-mail speaks SMTP to a host of the URL's choosing, which that check does not see: the operator's only.
+    ("mailto", _OPERATOR_AT_HOST), ("mailtos", _OPERATOR_AT_HOST),
+))
+
+
+def settable(role: Role) -> list[str]:
+    """The schemes `role` may set, sorted."""
+    return sorted(name for name, kind in CHANNELS.items() if kind.settable_by(role))
+
+
 # Options a client's URL may carry: how the message is shaped, nothing about where or how it is sent.
 CLIENT_OPTIONS = frozenset({"format", "overflow", "emojis", "priority", "tags", "title"})
 # Options no key may give: files read from the server's disk, and the server's own timeouts.
@@ -57,8 +97,7 @@ NEVER_FROM_A_KEY = frozenset({"template", "tpl", "keyfile", "key_file", "cert", 
 class ChannelPolicy:
     """What a channel set by `role` may be."""
 
-    role: str
-    schemes: frozenset[str] | None  # None: any scheme apprise speaks
+    role: Role
     options: frozenset[str] | None  # the query options accepted (None: any but NEVER_FROM_A_KEY)
     public_only: bool  # sends connect only to global addresses
     trusted: bool = False  # the operator's own: none of the checks
@@ -72,9 +111,10 @@ class ChannelPolicy:
         where = f"channel #{place} ({scheme or '?'}://…)"
         if len(url) > MAX_URL_CHARS:
             raise ConfigError(f"{where}: longer than {MAX_URL_CHARS} characters")
-        if self.schemes is not None and scheme not in self.schemes:
+        kind = CHANNELS.get(scheme)
+        if kind is None or not kind.settable_by(self.role):
             raise ConfigError(f"{where}: a {self.role} key may not use {scheme or 'no'} channels; "
-                              f"it may use {', '.join(sorted(self.schemes))}")
+                              f"it may use {', '.join(settable(self.role))}")
         # the options as apprise itself reads them (it also parts them at `;` and reads past a `#`),
         # and as a URL parser does
         parsed = parse_url(url, verify_host=False) or {}
@@ -89,12 +129,9 @@ class ChannelPolicy:
                 raise ConfigError(f"{where}: the option {name[:40]!r} is not accepted from a key{allowed}")
 
 
-OPERATOR = ChannelPolicy("operator", None, None, public_only=False, trusted=True)
-ADMIN_KEY = ChannelPolicy("admin", ADMIN_SCHEMES, None, public_only=True)
-CLIENT_KEY = ChannelPolicy("client", CLIENT_SCHEMES, CLIENT_OPTIONS, public_only=True)
-
-# Schemes whose host is a server's address rather than a token.
-_SERVER_SCHEMES = frozenset({"json", "jsons", "xml", "xmls", "form", "forms", "mailto", "mailtos", "ntfy", "ntfys"})
+OPERATOR = ChannelPolicy("operator", None, public_only=False, trusted=True)
+ADMIN_KEY = ChannelPolicy("admin", None, public_only=True)
+CLIENT_KEY = ChannelPolicy("client", CLIENT_OPTIONS, public_only=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,7 +232,8 @@ def secrets_of(url: str) -> set[str]:
         return {url.strip()} if len(url.strip()) >= 4 else set()
     found = {parts.username or "", parts.password or ""}
     found |= {unquote(seg) for seg in parts.path.split("/")}
-    if parts.scheme.lower() not in _SERVER_SCHEMES:  # elsewhere the "host" is often the token itself
+    kind = CHANNELS.get(parts.scheme.lower())
+    if kind is None or not kind.host_is_address:  # elsewhere the "host" is often the token itself
         found |= {parts.netloc.rpartition("@")[2], parts.hostname or ""}
     found |= {v for _, v in parse_qsl(parts.query)}
     return {s for s in found if len(s) >= 4}
