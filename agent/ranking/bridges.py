@@ -31,7 +31,7 @@ from typing import Literal
 
 from .stopwords import BRIDGE_EDGE_EN
 
-__all__ = ["BRIDGES", "BRIDGE_BAR", "NAMES", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
+__all__ = ["BRIDGES", "BRIDGE_BAR", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
            "dictionary", "english_words"]
 
 Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
@@ -40,12 +40,14 @@ WEIGHTS: Mapping[Bridge, float] = {"cedict-name": 1.0, "pinyin": 1.0, "cedict-wo
 # The lexical evidence (on the Chinese scale) a topic needs from bridged terms alone to pass the gate,
 # chosen by `scripts/eval/crosslingual.py` on the dev set's days, each day left out in turn.
 BRIDGE_BAR = 0.2
-# A name bridged counts as much whatever its length: the lexical channel reads bigrams, so 李健 and 王菲
-# (one bigram each) gave half the evidence of 撒贝宁 (two) and a four-character name half again as
-# much, though each names one person. Each bigram of a bridged name weighs `NAME_BIGRAMS` / its
-# bigram count: every name weighs what a three-character name's two bigrams do.
+# A person's name bridged counts as much whatever its length: the lexical channel reads bigrams, so
+# 李健 and 王菲 (one bigram each) gave half the evidence of 撒贝宁 (two) and a four-character name half
+# again as much, though each names one person. Each bigram of a person's name (a pinyin reading, or a
+# dictionary name whose gloss gives a person's years) weighs `NAME_BIGRAMS` / its bigram count: every
+# such name weighs what a three-character name's two bigrams do. Places and brands keep their bigrams'
+# weight: doubled, 苹果 and 香港 took English lines about English titles to Chinese ones
+# (docs/relevance.md, "A name weighs the same at any length").
 NAME_BIGRAMS = 2
-NAMES: frozenset[Bridge] = frozenset({"cedict-name", "pinyin"})  # the bridges that carry names
 MAX_WORDS = 4  # the longest English phrase looked up
 MAX_HEADWORDS = 4  # Chinese words one phrase may bring (CEDICT's first entries for it)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -82,6 +84,7 @@ class _Dictionary:
         self.words: dict[str, list[str]] = {}
         self._surnames: dict[str, list[tuple[int, str]]] = defaultdict(list)  # "messi" -> 梅西
         self._syllables: set[str] = set()
+        self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
@@ -100,6 +103,8 @@ class _Dictionary:
             target = self._names if name else self._words
             for word in (simplified, *heads):
                 target[key].append((rank, word))
+                if name and _PERSON.search(gloss):
+                    self.people.add(word)
                 if name and _PERSON.search(gloss) and len(key.split()) >= 2:
                     # "Lionel Messi (1987-)": "Messi" alone names him (where `finish` allows it)
                     self._surnames[key.split()[-1]].append((rank + 1, word))

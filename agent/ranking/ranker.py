@@ -26,7 +26,7 @@ from ..errors import ModelError
 from ..models import zh_or_en
 from ..text import HAN_CHAR
 from .batching import MicroBatcher
-from .bridges import BRIDGE_BAR, BRIDGES, NAME_BIGRAMS, NAMES, WEIGHTS, Bridge, bridge_terms, english_words
+from .bridges import BRIDGE_BAR, BRIDGES, NAME_BIGRAMS, WEIGHTS, Bridge, bridge_terms, dictionary, english_words
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
@@ -269,20 +269,21 @@ class Ranker:
         """The Chinese query terms an English line names (`bridges.py`), and each term's bridge."""
         if not self.bridges or zh_or_en(line) != "en":
             return {}, {}
-        # (bridge, a word's bigrams, how many bigram places the word has) for every word bridged
+        # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
+        people = dictionary().people
         for bridge, text in bridge_terms(line, self.bridges).text.items():
             for word in text.split():
                 # Han terms only: a headword's Latin part (卡拉OK) would match the English titles themselves
                 grams = [t for t in tokenize(word) if HAN_CHAR.match(t)]
-                made.append((bridge, grams, len(grams)))
-        if "pinyin" in self.bridges:
+                made.append((bridge, grams, len(grams) if bridge == "cedict-name" and word in people else 0))
+        if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`)
             self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
             made.extend(("pinyin", grams, places) for grams, places in self.pinyin.names(line, english_words()))
         terms: dict[str, float] = {}
         said: dict[str, Bridge] = {}
         for bridge, grams, places in made:
-            weight = WEIGHTS[bridge] * (NAME_BIGRAMS / places if bridge in NAMES and places else 1.0)
+            weight = WEIGHTS[bridge] * (NAME_BIGRAMS / places if places else 1.0)
             for term in grams:
                 if weight > terms.get(term, 0.0):
                     terms[term] = weight
