@@ -181,5 +181,5 @@ async def test_a_sessions_first_lines_of_small_talk_leave_the_display_free(tmp_p
                 for k, line in enumerate(SMALL_TALK[:2] + [MENTIONS[0][0]])]
     finally:
         await runtime.aclose()
-    assert [bool(out.decision and out.decision["show"]) for out in said] == [False, False, True]
+    assert [bool(out.decision and out.decision.show) for out in said] == [False, False, True]
     assert said[-1].captions and "当家里有了女主人" in said[-1].captions[0].title
