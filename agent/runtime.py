@@ -33,6 +33,7 @@ from agent.engine.llm import LlmConfig
 from agent.engine.step_deps import PartsDeps
 from agent.index.model_loading import EmbedderFactory, fixed_embedder, load_ranker
 from agent.index.topic_index import TopicIndex
+from agent.live.gating import Decision
 from agent.live.loop import LiveLoop, LiveResult
 from agent.live.sessions import Session, SessionManager, SessionStore
 from agent.live.shared_sessions import RedisSessionState
@@ -70,17 +71,19 @@ def _caption_fanout(settings: Settings) -> CaptionFanout:
 
 @dataclass(frozen=True, kw_only=True)
 class UtteranceResult:
-    """A `LiveResult` as the HTTP API and the demo show it (the decision as a JSON-ready mapping)."""
+    """A `LiveResult` as the HTTP API and the demo show it: its captions listed and its stages' times in
+    milliseconds. The decision stays the gate's typed `Decision`; each surface says it in its own shape
+    (`DecisionOut` for the HTTP answer and the socket)."""
 
     captions: list[Caption]
-    decision: dict[str, Any] | None
+    decision: Decision | None
     warning: str | None = None
     stages_ms: dict[str, float] = field(default_factory=dict)  # where the decision's time went
 
     @classmethod
     def of(cls, result: LiveResult) -> UtteranceResult:
         return cls(captions=list(result.captions), warning=result.warning,
-                   decision=result.decision.public() if result.decision is not None else None,
+                   decision=result.decision,
                    stages_ms=result.stages.ms() if result.stages is not None else {})
 
 

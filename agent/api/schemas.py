@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.captions.profiles import DEFAULT_PROFILE
-from agent.live.gating import Frequency, Reason
+from agent.live.gating import Decision, Frequency, Reason
 from agent.models import printable
 
 Lang = Literal["zh", "en", "ja", "other"]
@@ -97,6 +97,11 @@ class DecisionOut(BaseModel):
     at: float
     # present only when the caption took the display from another: clients read it as present-or-absent
     replaced: ReplacedOut | None = Field(default=None, exclude_if=lambda replaced: replaced is None)
+
+    @classmethod
+    def of(cls, decision: Decision) -> DecisionOut:
+        # through `Decision.public`, the decision's one JSON form, which the evals print as well
+        return cls.model_validate(decision.public())
 
 
 class UtteranceOut(BaseModel):

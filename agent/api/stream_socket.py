@@ -204,7 +204,7 @@ class StreamSocket:
             await ws.send_json({"type": "caption", **public})
         if result.warning:
             await ws.send_json({"type": "warning", "message": result.warning})
-        decision = DecisionOut.model_validate(result.decision) if result.decision is not None else None
+        decision = DecisionOut.of(result.decision) if result.decision is not None else None
         frame = DecisionFrame(decision=decision, elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
                               stages_ms=result.stages_ms)
         await ws.send_json(frame.model_dump(mode="json"))

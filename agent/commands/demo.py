@@ -131,8 +131,8 @@ async def _demo(args: argparse.Namespace, conversations: list[tuple[Path, list[d
                 if result.captions:
                     shown += _show(console, result.captions, f"{ms:.0f} ms")
                 else:
-                    d = result.decision or {}
-                    why = QUIET.get(d.get("reason", ""), d.get("reason", ""))
+                    reason = result.decision.reason if result.decision is not None else ""
+                    why = QUIET.get(reason, reason)
                     console.print(f"        [dim]· quiet — {why}[/] [dim italic]({ms:.0f} ms)[/]")
                 # the meme held back while the wearer read the caption before it, up once that one is read
                 late = await runtime.release_held(session, before=start + after["t"] if after else float("inf"))

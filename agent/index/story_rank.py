@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from agent.ranking import Ranked, Ranker, RankQuery
-from agent.ranking.ranker import Query
 from agent.ranking.scoring import Channel
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
 from agent.stories.linking import Story
@@ -81,8 +79,3 @@ class StoryRanking:
         raw = self.ranker.rank_queries_sync([replace(q, top_k=q.top_k * STORY_FANOUT) for q in queries],
                                             channels=channels, related=self.related)
         return [one_per_story(r, self.story_of, q.top_k) for q, r in zip(queries, raw, strict=True)]
-
-    def rank_many_sync(self, texts: Sequence[Query], *, top_k: int = 10, **opts: Any) -> list[list[Ranked]]:
-        """`Ranker.rank_many_sync` (the keyword form scripts/eval/ calls), one result per story."""
-        raw = self.ranker.rank_many_sync(texts, top_k=top_k * STORY_FANOUT, **opts)
-        return [one_per_story(r, self.story_of, top_k) for r in raw]

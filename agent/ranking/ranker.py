@@ -222,17 +222,6 @@ class Ranker:
         """Blocking `rank` of one query."""
         return self.rank_queries_sync([q], channels=channels)[0]
 
-    def rank_many_sync(self, texts: Sequence[Query], *, top_k: int = 10, gate: bool = False,
-                       gate_offset: float = 0.0, prior: bool = False, exclude: set[str] | None = None,
-                       mmr: bool = False, channels: Channel = "hybrid", encode_batch: int = 32) -> list[list[Ranked]]:
-        """`rank_queries_sync` over texts given one set of options as keywords: the form the evaluation
-        scripts (scripts/eval/) call. Its defaults are the raw ranker's, not `RankQuery`'s, so their
-        figures stay comparable with those already recorded; everything else passes a `RankQuery`."""
-        return self.rank_queries_sync(
-            [RankQuery(text=t, top_k=top_k, gate=gate, gate_offset=gate_offset, prior=prior,
-                       exclude=frozenset(exclude or ()), mmr=mmr) for t in texts],
-            channels=channels, encode_batch=encode_batch)
-
     def _select(self, snapshot: IndexSnapshot, parts: list[tuple[str, float]], vectors: dict[str, np.ndarray],
                 q: RankQuery, *, channels: Channel,
                 related: Callable[[set[str]], set[str]] | None = None) -> list[Ranked]:

@@ -79,7 +79,7 @@ async def bench(args: argparse.Namespace) -> dict:
                     t0 = time.perf_counter()
                     result = await runtime.handle_utterance(session, text, now=start + i * args.gap)
                     ms.append((time.perf_counter() - t0) * 1000)
-                    reasons.append((result.decision or {}).get("reason", "?"))
+                    reasons.append(result.decision.reason if result.decision is not None else "?")
                     stages.append(getattr(result, "stages_ms", {}))
                     longest = max(longest, max(len(u.text) for u in session.window.utterances()))
     finally:

@@ -207,7 +207,8 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                     result = late
                 caption = None
                 about = None
-                decision = dict(result.decision or {})
+                # the decision as its JSON form, to which this eval adds what it was about
+                decision = result.decision.public() if result.decision is not None else {}
                 row = stored.get(str(decision.get("topic_id")))
                 if row is not None:  # the topic decided on, shown or held back: its title and trend
                     decision["title"] = f"{row.topic.source} {row.topic.title}"
@@ -339,10 +340,10 @@ async def hear_dinners(args: argparse.Namespace) -> list[dict[str, Any]]:
                 result = await runtime.handle_utterance(session, line["text"], now=1_000_000.0 + line["t"])
                 late = await runtime.release_held(session, before=1_000_000.0 + after["t"] if after else float("inf"))
                 for heard in (result, late):
-                    d = heard.decision or {}
+                    d = heard.decision
                     if heard.captions:
-                        shown.append({"t": line["t"], "text": line["text"], "reason": d.get("reason"),
-                                      "title": heard.captions[-1].title, "detail": d.get("detail", "")})
+                        shown.append({"t": line["t"], "text": line["text"], "reason": d.reason if d else None,
+                                      "title": heard.captions[-1].title, "detail": d.detail if d else ""})
             out.append({"conversation": path.stem, "lines": len(lines), "captions": shown,
                         "replaced": sum(c["reason"] == "replaced" for c in shown)})
     finally:

@@ -2,7 +2,7 @@
 """Relevance evaluation through the shipped ranking path, on the real development sets.
 
 Offline mode (default): every query of ../shared/devsets/relevance.json through
-`StoryRanking.rank_many_sync` — the call `trendlens rank` makes, one result per story as the live
+`StoryRanking.rank_queries_sync` — the call `trendlens rank` makes, one result per story as the live
 loop ranks — on each language's own index; recall@1, recall@3 and MRR per language and channel.
 
     .venv/bin/python scripts/eval/relevance.py                         # report half of the dev set
@@ -75,7 +75,7 @@ from typing import Any
 from agent.commands.rank import load_topics
 from agent.index.story_rank import StoryRanking
 from agent.models import Topic
-from agent.ranking import EmbeddingCache, Ranker, build_embedder, describe_embedder
+from agent.ranking import EmbeddingCache, Ranker, RankQuery, build_embedder, describe_embedder
 from agent.ranking.scoring import CalibrationProfile
 from agent.settings import Settings
 from agent.sources.heat import parse_heat
@@ -113,10 +113,13 @@ def offline(args: argparse.Namespace, settings: Settings) -> int:
                 continue
             t0 = time.perf_counter()
             texts = [heard(args, q["text"], lang) for q in queries]
-            results = ranker.rank_many_sync(texts, top_k=10, channels=channel)
+            # recall of the matching alone: no heat prior, no diversity (`trendlens rank`'s contract)
+            results = ranker.rank_queries_sync([RankQuery(text=t, top_k=10, prior=False, mmr=False) for t in texts],
+                                               channels=channel)
             m = recall_row(results, queries)
             # the ceiling of a caption: the top-1 is right and clears the gate (heat prior on, as served)
-            gated = ranker.rank_many_sync(texts, top_k=1, gate=True, prior=True, channels=channel)
+            gated = ranker.rank_queries_sync(
+                [RankQuery(text=t, top_k=1, gate=True, prior=True, mmr=False) for t in texts], channels=channel)
             kept = recall_row(gated, queries)["r@1"]
             print(f"| {label} | {lang} | {channel} | {m['r@1']:.3f} | {m['r@3']:.3f} | {m['mrr']:.3f} | {kept:.3f} "
                   f"| {m['n']} |", flush=True)

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.models import Topic  # noqa: E402
-from agent.ranking import EmbeddingCache, Ranker, build_embedder  # noqa: E402
+from agent.ranking import EmbeddingCache, Ranked, Ranker, RankQuery, build_embedder  # noqa: E402
 from agent.ranking.scoring import (  # noqa: E402
     PROFILES_FILE,
     CalibrationProfile,
@@ -143,14 +143,20 @@ class Fold:
     alone: Ranker | None = None  # the left-out index's other-script topics alone, where it holds both
 
 
+def gated(ranker: Ranker, texts: Sequence[str]) -> list[list[Ranked]]:
+    """Each text's top-1 past the gate with the heat prior on, as served; without MMR, as the fitted
+    bars in profiles.json were read."""
+    return ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=True, mmr=False) for t in texts])
+
+
 def read(ranker: Ranker, profile: CalibrationProfile, fold: Fold, report: list[str]) -> tuple[int, int, float]:
     """(probes right, probes wrong, share of the small talk captioned) on `ranker` under `profile`."""
     kept, ranker.profile = ranker.profile, profile
     try:
-        said = ranker.rank_many_sync([p["text"] for p in fold.probes], top_k=1, gate=True, prior=True)
+        said = gated(ranker, [p["text"] for p in fold.probes])
         right = sum(bool(r) and r[0].id in fold.right_of[p["about"]]
                     for r, p in zip(said, fold.probes, strict=True))
-        chatty = float(np.mean([bool(r) for r in ranker.rank_many_sync(report, top_k=1, gate=True, prior=True)]))
+        chatty = float(np.mean([bool(r) for r in gated(ranker, report)]))
     finally:
         ranker.profile = kept
     return right, sum(bool(r) for r in said) - right, chatty
@@ -159,7 +165,7 @@ def read(ranker: Ranker, profile: CalibrationProfile, fold: Fold, report: list[s
 def chatter(ranker: Ranker, profile: CalibrationProfile, lines: list[str]) -> float:
     kept, ranker.profile = ranker.profile, profile
     try:
-        return float(np.mean([bool(r) for r in ranker.rank_many_sync(lines, top_k=1, gate=True, prior=True)]))
+        return float(np.mean([bool(r) for r in gated(ranker, lines)]))
     finally:
         ranker.profile = kept
 

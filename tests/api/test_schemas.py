@@ -20,13 +20,13 @@ DECISIONS = [
 @pytest.mark.parametrize("decision", DECISIONS, ids=lambda d: d.reason)
 def test_a_decision_reads_as_it_always_has(decision: Decision) -> None:
     """Field for field and in the same order as the decision's record, `replaced` only when it was."""
-    typed = DecisionOut.model_validate(decision.public())
+    typed = DecisionOut.of(decision)
     assert json.dumps(typed.model_dump(mode="json")) == json.dumps(decision.public())
     assert ("replaced" in typed.model_dump(mode="json")) is (decision.replaced is not None)
 
 
 def test_the_socket_frame_carries_the_same_decision() -> None:
-    decision = DecisionOut.model_validate(DECISIONS[1].public())
+    decision = DecisionOut.of(DECISIONS[1])
     frame = DecisionFrame(decision=decision, elapsed_ms=12.3, stages_ms={"rank": 4.25}).model_dump(mode="json")
     assert list(frame) == ["type", "decision", "elapsed_ms", "stages_ms"] and frame["type"] == "decision"
     assert frame["decision"] == DECISIONS[1].public()

@@ -157,7 +157,7 @@ async def test_gate_stops_a_run_quietly(tmp_path):
     engine = runtime.engine
     session, _ = runtime.sessions.create("hud-web")
     result = await runtime.handle_utterance(session, "嗯")  # too little speech to decide on
-    assert result.captions == [] and result.decision["reason"] == "not_enough_speech"
+    assert result.captions == [] and result.decision is not None and result.decision.reason == "not_enough_speech"
     run = engine.recent_runs(1)[0]
     assert run["status"] == "stopped" and run["steps"][-1]["detail"] == "not_enough_speech"
     await runtime.aclose()

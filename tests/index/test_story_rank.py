@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.index.story_rank import StoryRanking, one_per_story
 from agent.models import Topic
-from agent.ranking import HashEmbedder, Ranked, Ranker, RankerEntry
+from agent.ranking import HashEmbedder, Ranked, Ranker, RankerEntry, RankQuery
 from agent.stories.linking import Story
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,9 +41,10 @@ def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
     assert ranking.story_of["weibo:w1"] is ranking.story_of["baidu:b1"]
     assert "zhihu:z1" not in ranking.related({"weibo:w1"})
     assert ranking.related({"weibo:w1"}) == {"weibo:w1", "baidu:b1"}
-    raw = ranker.rank_many_sync(["华为Mate70 5499元起"], top_k=3)[0]
+    q = RankQuery(text="华为Mate70 5499元起", top_k=3, prior=False, mmr=False)
+    raw = ranker.rank_queries_sync([q])[0]
     assert {r.id for r in raw[:2]} == {"weibo:w1", "baidu:b1"}
-    assert [r.id for r in ranking.rank_many_sync(["华为Mate70 5499元起"], top_k=3)[0]][1:] == ["zhihu:z1"]
+    assert [r.id for r in ranking.rank_queries_sync([q])[0]][1:] == ["zhihu:z1"]
 
 
 # the gate's fitters read only whether the top-1 clears the bar, which the collapse never changes (above)
@@ -53,7 +54,7 @@ FITTERS = {"scripts/eval/tune_relevance.py", "scripts/eval/tune_crosslingual.py"
 def test_every_script_that_ranks_measures_the_shipped_path() -> None:
     """A figure from a script describes the ranking a wearer gets: each script that asks a ranker goes
     through `StoryRanking`, so its results are one per story as the live loop's are."""
-    asks = re.compile(r"\.rank_(many|queries)_sync\(|\.rank\(")
+    asks = re.compile(r"\.rank_queries_sync\(|\.rank\(")
     raw = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "scripts").rglob("*.py"))
            if asks.search(p.read_text(encoding="utf-8")) and "StoryRanking" not in p.read_text(encoding="utf-8")]
     assert set(raw) <= FITTERS, f"scripts ranking without the story collapse: {sorted(set(raw) - FITTERS)}"

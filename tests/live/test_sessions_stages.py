@@ -24,7 +24,7 @@ def _stage_counts(text: str) -> dict[str, float]:
 async def test_a_decision_records_each_stage_it_passed_through(runtime):
     session, _ = runtime.sessions.create("even-g1")
     result = await runtime.handle_utterance(session, LINE)
-    assert result.decision is not None and result.decision["show"]
+    assert result.decision is not None and result.decision.show
     assert STAGES <= result.stages_ms.keys()
     assert all(ms >= 0 for ms in result.stages_ms.values())
     # the whole is no shorter than any one stage on its clock

@@ -87,8 +87,8 @@ async def test_mentions_said_as_a_recogniser_delivers_them_keep_their_captions(t
                 session, _ = runtime.sessions.create("even-g1")
                 for k, piece in enumerate(pieces):
                     out = await runtime.handle_utterance(session, piece, now=1000.0 + k)
-                    if out.decision and out.decision["show"]:
-                        shown = out.decision["topic_id"]
+                    if out.decision and out.decision.show:
+                        shown = out.decision.topic_id
                         story = runtime.index.story_key
                         right[mode] += story(shown) in {story(r) for r in q["relevant"]}
                         break

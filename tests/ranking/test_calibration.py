@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from agent.models import Topic
-from agent.ranking import EmbeddingCache, HashEmbedder, Ranker, build_embedder, profile_for
+from agent.ranking import EmbeddingCache, HashEmbedder, Ranked, Ranker, RankQuery, build_embedder, profile_for
 from agent.ranking.background import sample, sample_vectors
 from agent.settings import Settings
 from harness.required import need_shared
@@ -79,8 +79,13 @@ def _ranker(embedder, titles: list[str]) -> Ranker:
     return Ranker(embedder, topics)
 
 
+def _gated(ranker: Ranker, lines: list[str]) -> list[list[Ranked]]:
+    """Each line's top-1 past the gate, by relevance alone."""
+    return ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False) for t in lines])
+
+
 def _captioned(ranker: Ranker, lines: list[str]) -> float:
-    return sum(bool(r) for r in ranker.rank_many_sync(lines, top_k=1, gate=True)) / len(lines)
+    return sum(bool(r) for r in _gated(ranker, lines)) / len(lines)
 
 
 @pytest.mark.slow
@@ -156,7 +161,7 @@ class TestRealLists:
         right caption (the gate then tuned on a Chinese-only list would caption small talk instead)."""
         ranker = Ranker(embedder, _topics(relevance, "zh") + _topics(relevance, "en")[:300], cache=cache)
         mentions = relevance["zh"]["queries"][1::2]
-        out = ranker.rank_many_sync([q["text"] for q in mentions], top_k=1, gate=True)
+        out = _gated(ranker, [q["text"] for q in mentions])
         right = sum(bool(o) and o[0].id in q["relevant"] for o, q in zip(out, mentions, strict=True))
         assert right / len(mentions) >= 0.60
 
@@ -181,5 +186,5 @@ async def test_a_sessions_first_lines_of_small_talk_leave_the_display_free(tmp_p
                 for k, line in enumerate(SMALL_TALK[:2] + [MENTIONS[0][0]])]
     finally:
         await runtime.aclose()
-    assert [bool(out.decision and out.decision["show"]) for out in said] == [False, False, True]
+    assert [bool(out.decision and out.decision.show) for out in said] == [False, False, True]
     assert said[-1].captions and "当家里有了女主人" in said[-1].captions[0].title

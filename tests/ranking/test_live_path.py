@@ -16,9 +16,9 @@ async def test_the_frequency_offset_moves_the_one_relevance_gate(runtime: Runtim
     session, _ = runtime.sessions.create("hud-web")
     session.gate.policy = type(session.gate.policy)(relevance_offset=offset)
     out = await runtime.handle_utterance(session, _title(runtime), now=0.0)
-    assert out.decision is not None and out.decision["show"] is shown
+    assert out.decision is not None and out.decision.show is shown
     if not shown:  # nothing passed the ranker's gate, so the timing gate had no candidate
-        assert out.decision["reason"] == "no_candidate"
+        assert out.decision.reason == "no_candidate"
 
 
 async def test_one_encode_per_utterance(runtime: Runtime):

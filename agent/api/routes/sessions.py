@@ -57,7 +57,7 @@ async def post_utterance(request: Request, session_id: str, body: UtteranceIn, r
     except SessionErased:  # erased while it was being answered: nothing of it is answered or kept
         raise ApiError(404, f"no session {session_id!r}") from None
     return UtteranceOut(captions=[CaptionOut.model_validate(c.to_public()) for c in result.captions],
-                        decision=DecisionOut.model_validate(result.decision) if result.decision is not None else None,
+                        decision=DecisionOut.of(result.decision) if result.decision is not None else None,
                         warning=result.warning)
 
 
