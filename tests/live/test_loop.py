@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from agent.live.gating import Decision, GatePolicy
 from agent.live.loop import LiveLoop, LiveResult
+
+from .helpers import two_stories
 
 
 async def test_a_final_utterance_comes_back_decided_and_captioned(runtime):
@@ -50,16 +50,6 @@ async def test_a_meme_said_while_the_last_caption_is_read_is_captioned_on_the_ne
     assert shown.caption is not None and shown.caption is session.last_caption
 
 
-def two_stories(runtime) -> tuple[tuple[str, str], tuple[str, str]]:
-    """Two titles of different stories, each long enough to be decided on: (story key, title) each."""
-    titles: list[tuple[str, str]] = []
-    for s in runtime.index.stored.values():
-        key = runtime.index.story_key(s.topic.id)
-        if len(s.topic.title) >= 8 and key not in {k for k, _ in titles}:
-            titles.append((key, s.topic.title))
-    return titles[0], titles[1]
-
-
 async def test_the_last_meme_of_a_conversation_goes_up_when_the_caption_before_it_is_read(runtime):
     """On a caller's own clock: nobody speaks after the second meme; it goes up the moment the first
     caption has been read (its headline's reading time), and not before; the record keeps no words and
@@ -79,36 +69,6 @@ async def test_the_last_meme_of_a_conversation_goes_up_when_the_caption_before_i
     assert await runtime.live.release(session, before=100.0) == LiveResult()  # once
     row = runtime.sessions.history(session.id)[-1]
     assert row["decision"]["reason"] == "replaced" and row["decision"]["chars"] == 0
-
-
-async def test_on_the_wall_clock_the_held_back_caption_reaches_the_display_with_no_new_line(runtime):
-    session, _ = runtime.sessions.create("hud-web")
-    session.gate.policy = GatePolicy(relevance_offset=-10, min_read_s=0.5, held_back_s=0.5, replace_margin=-10)
-    (_, first), (second_story, second) = two_stories(runtime)
-    assert (await runtime.live.hear(session, first)).decision.show
-    assert (await runtime.live.hear(session, second)).decision.reason == "display_locked"
-    assert len(runtime.live.timers) == 1
-    up = runtime.hud.last_caption(session.id)
-    for _ in range(40):
-        await asyncio.sleep(0.05)
-        if runtime.hud.last_caption(session.id) is not up:
-            break
-    shown = runtime.hud.last_caption(session.id)
-    assert shown is not None and shown is not up and runtime.index.story_key(shown.topic_id) == second_story
-    assert len(runtime.live.timers) == 0
-
-
-async def test_an_erased_session_gets_no_held_back_caption(runtime):
-    session, _ = runtime.sessions.create("hud-web")
-    session.gate.policy = GatePolicy(relevance_offset=-10, min_read_s=0.3, held_back_s=0.3, replace_margin=-10)
-    (_, first), (_, second) = two_stories(runtime)
-    await runtime.live.hear(session, first)
-    await runtime.live.hear(session, second)
-    assert len(runtime.live.timers) == 1
-    await runtime.erase_session(session.id)
-    assert len(runtime.live.timers) == 0
-    await asyncio.sleep(0.5)
-    assert runtime.sessions.history(session.id, shown_only=False) == []
 
 
 async def loop_hear(runtime, session, text: str, now: float) -> LiveResult:
