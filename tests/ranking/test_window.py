@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agent.ranking import ConversationWindow
+import logging
+
+from agent.ranking import ConversationWindow, truncate_text
 from agent.ranking.window import MAX_PIECES, sentence_limit
 
 # Recognised table talk: no punctuation, each piece within a second of the one before.
@@ -52,3 +54,29 @@ def test_a_partial_and_its_final_are_one_piece() -> None:
     window.add("我跟着撕牌了", ts=11.0)
     (only,) = window.utterances()
     assert only.text == "刚才刘谦那个魔术我跟着撕牌了" and only.pieces == 2
+
+
+def test_window_truncates_with_a_logged_warning(caplog) -> None:
+    text = "啊" * 10 + "春晚机器人" * 1000
+    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
+        out = truncate_text(text, 100)
+    assert len(out) == 100 and out.endswith("机器人")
+    assert any("truncated" in r.getMessage() for r in caplog.records)
+    win = ConversationWindow(max_chars=50)
+    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
+        win.add("x" * 1_000_000)
+    assert len(win.text()) == 50
+
+
+def test_window_recency_weights_and_expiry() -> None:
+    win = ConversationWindow(half_life_s=10, max_age_s=60, position_decay=1.0)
+    win.add("old", ts=0)
+    win.add("mid", ts=50)
+    win.add("new", ts=60)
+    weights = dict(win.weights())
+    assert weights["new"] == 1.0 and 0.4 < weights["mid"] < 0.6 and weights["old"] < 0.02
+    win.add("latest", ts=100)
+    assert [u.text for u in win.utterances()] == ["mid", "new", "latest"]  # "old" aged out
+    win.add("   ")
+    assert len(win) == 4
+

@@ -1,10 +1,10 @@
-from __future__ import annotations
+"""BM25 over Chinese bigrams and words: tokens, paraphrase matches, scaling by postings."""
 
-import logging
+from __future__ import annotations
 
 import numpy as np
 
-from agent.ranking import BM25Index, ConversationWindow, tokenize, truncate_text
+from agent.ranking import BM25Index, tokenize
 
 
 def test_tokenize_cjk_bigrams_and_words() -> None:
@@ -43,28 +43,3 @@ def test_bm25_scales_to_many_docs_touching_only_postings() -> None:
     idx = BM25Index(docs)
     s = idx.scores("春晚机器人")
     assert int(np.argmax(s)) == 20000 and len(s) == 20001
-
-
-def test_window_truncates_with_a_logged_warning(caplog) -> None:
-    text = "啊" * 10 + "春晚机器人" * 1000
-    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
-        out = truncate_text(text, 100)
-    assert len(out) == 100 and out.endswith("机器人")
-    assert any("truncated" in r.getMessage() for r in caplog.records)
-    win = ConversationWindow(max_chars=50)
-    with caplog.at_level(logging.WARNING, logger="agent.ranking.window"):
-        win.add("x" * 1_000_000)
-    assert len(win.text()) == 50
-
-
-def test_window_recency_weights_and_expiry() -> None:
-    win = ConversationWindow(half_life_s=10, max_age_s=60, position_decay=1.0)
-    win.add("old", ts=0)
-    win.add("mid", ts=50)
-    win.add("new", ts=60)
-    weights = dict(win.weights())
-    assert weights["new"] == 1.0 and 0.4 < weights["mid"] < 0.6 and weights["old"] < 0.02
-    win.add("latest", ts=100)
-    assert [u.text for u in win.utterances()] == ["mid", "new", "latest"]  # "old" aged out
-    win.add("   ")
-    assert len(win) == 4
