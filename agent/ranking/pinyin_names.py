@@ -92,14 +92,11 @@ class PinyinNames:
                     self._terms[key].add(term)
             self._for = owner
 
-    def terms(self, line: str, english: Iterable[str] = ()) -> list[str]:
-        """The bigrams an English line's pinyin words name; `english` are words that are English
-        (a word of both, such as "she" or "man", is read as English)."""
-        return [term for bigrams, _ in self.names(line, english) for term in bigrams]
-
     def names(self, line: str, english: Iterable[str] = ()) -> list[tuple[list[str], int]]:
-        """Per name said (a run of pinyin words): the bigrams it names, and how many places between
-        two of its syllables there are (a bigram for each, or several that read alike)."""
+        """Per name an English line says in pinyin (a run of pinyin words): the bigrams it names, and how
+        many places between two of its syllables there are (a bigram for each, or several that read
+        alike). `english` are words that are English (a word of both, such as "she" or "man", is read
+        as English)."""
         said = set(english)
         run: list[str] = []
         words = 0
