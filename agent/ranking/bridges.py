@@ -69,6 +69,10 @@ _CALENDAR = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday 
                       "June July August September October November December".split())
 _ABBR_TO = re.compile(r"^abbr\. to (?:[^|\[]*\|)?([^\[\s,]+)")
 _PERSON = re.compile(r"\((?:c\. )?\d{3,4}-")  # "(1979-)": a person's years, so the surname alone names them too
+# a gloss naming a Chinese province, region or city ("Henan province (Honan) in central China",
+# "Harbin, subprovincial city and capital of Heilongjiang"): the headword is a place
+_PLACE = re.compile(r"\b(?:province|Autonomous Region|municipality|(?:sub)?provincial city|prefecture-level city|"
+                    r"county-level city|capital of)\b")
 
 
 def _key(phrase: str) -> str:
@@ -85,6 +89,7 @@ class _Dictionary:
         self._surnames: dict[str, list[tuple[int, str]]] = defaultdict(list)  # "messi" -> 梅西
         self._syllables: set[str] = set()
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
+        self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
@@ -94,6 +99,8 @@ class _Dictionary:
             if m is None:
                 continue
             head = m.group(1).strip()
+            if rank == 0 and head[:1].isupper() and _PLACE.search(gloss) and 2 <= len(simplified) <= 3:
+                self.places.add(simplified)
             if "(name)" in gloss or head in _CALENDAR:
                 continue  # a transliterated given name (Peter → 彼得) or a weekday: it names nobody on a list
             key = _key(head)

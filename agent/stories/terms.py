@@ -122,8 +122,28 @@ def _split_years(units: list[str]) -> list[list[str]]:
 _WHEN = _when()
 
 
+def _local_days(text: str) -> set[str]:
+    """A day's name qualified by the place that keeps it (Guangxi before the festival of the third day
+    of the third month: the Zhuang celebration) names that place's own celebration, one event, where
+    the day's name alone is shared by everything said of the day: the place and the day together make
+    one term. The places are CC-CEDICT's provinces, regions and cities (`bridges.dictionary`)."""
+    from agent.ranking.bridges import dictionary
+
+    places = dictionary().places
+    out = set()
+    for m in _WHEN.finditer(text):
+        start = m.start()
+        for size in (3, 2):
+            if start >= size and text[start - size:start] in places:
+                out.add(text[start - size:start] + m.group(0))
+                break
+    return out
+
+
 def story_terms(title: str) -> StoryTerms:
-    text = _WHEN.sub(" ", normalise(title))
+    normalised = normalise(title)
+    local = _local_days(normalised)
+    text = _WHEN.sub(" ", normalised)
     speaker_terms: set[str] = set()
     m = _SPEAKER.match(text)
     speaker = m.group(1) if m else ""
@@ -142,4 +162,5 @@ def story_terms(title: str) -> StoryTerms:
                 quantities.add((b, a))
     terms -= _TEMPLATE
     terms -= speaker_terms
+    terms |= local
     return StoryTerms(frozenset(terms), frozenset(speaker_terms), frozenset(quantities), speaker)

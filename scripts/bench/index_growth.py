@@ -242,6 +242,7 @@ def main() -> int:
     utterances = queries()
     embedder = HashEmbedder(384) if args.dense else None
     ranker = Ranker(embedder)
+    ranker.warm()  # CC-CEDICT read before the first build, as the service does (`Ranker.warm`)
     stories = StoryIndex(background=background_of(embedder))
     print(f"{len(base)} distinct real titles, repeated with a numbered suffix past that; "
           f"{'hashing vectors (384 dims)' if args.dense else 'lexical embedder'}; requests of {args.batch}",

@@ -23,3 +23,12 @@ def test_no_festival_name_is_written_in_the_story_terms() -> None:
     source = (ROOT / "agent" / "stories" / "terms.py").read_text(encoding="utf-8")
     written = [n for n in calendar_names() if n in source]
     assert written == [], written
+
+
+def test_a_day_named_with_its_place_is_that_place_s_own_event() -> None:
+    """Synthetic titles: a province's own celebration of a holiday is one event; the holiday alone, or
+    another province's, is not."""
+    henan = story_terms("河南春节晚会节目单公布").terms & story_terms("河南春节晚会收视创新高").terms
+    assert "河南春节" in henan
+    assert "河南春节" not in story_terms("北京春节庙会开幕").terms
+    assert not story_terms("北京春节庙会开幕").terms & story_terms("春节高铁票开抢").terms
