@@ -44,13 +44,15 @@ Reason = Literal[
 #: Replacing sooner puts up a caption over one the wearer has not read (docs/relevance.md, "The
 #: display yields to a new meme", measures 3, 6 and 9 s).
 READ_S = 6.0
+#: How long a caption stays up unless a new story displaces it.
+DISPLAY_LOCK_S = 10.0
 
 
 @dataclass(frozen=True, kw_only=True)
 class GatePolicy:
     relevance_offset: float = 0.0   # added to the ranker's relevance gate (frequency: stricter or looser)
     min_new_chars: int = 8          # new speech (characters) needed before deciding again
-    display_lock_s: float = 10.0    # a caption stays this long unless a new story displaces it
+    display_lock_s: float = DISPLAY_LOCK_S  # a caption stays this long unless a new story displaces it
     cooldown_s: float = 4.0         # quiet time between two captions
     dedupe_window_s: float = 300.0  # the same topic is not shown again within this window
     # "strong evidence": a new story replaces the caption when its score comes within this much of
@@ -60,9 +62,12 @@ class GatePolicy:
     # looser bar (docs/relevance.md, "The clock").
     replace_margin: float = 0.0
     min_read_s: float = READ_S      # nothing replaces a caption before it has been up this long
-    # a story that would have replaced the caption but for its reading time waits this long for it: one
-    # reading time, so at a table's pace (lines 2-4 s apart) it goes up on the next line or two
-    held_back_s: float = READ_S
+    # how long a story held back may wait: one that would have replaced the caption but for its reading
+    # time goes up once the caption is read (at most `min_read_s`), one too weak to displace it once the
+    # caption's time on screen ends (at most `display_lock_s`). One reading time dropped the weaker meme
+    # said 3 s after a caption (7 s of screen left) whenever the table said nothing newer: 2026-02-16
+    # zh 16 → 17 of 19, small talk and 2024-02-09 unchanged (docs/relevance.md, "The clock").
+    held_back_s: float = DISPLAY_LOCK_S
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
         """Scale the relevance bar and the cooldown by the user's low/medium/high setting."""
