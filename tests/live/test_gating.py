@@ -116,7 +116,7 @@ def test_the_line_just_said_comes_before_the_one_held_back():
 
 def test_a_weaker_story_waits_for_the_caption_s_time_on_screen_and_not_for_long():
     """Below the replace margin a story never displaces the caption, but it is not lost either: it goes up
-    when the caption's time on screen ends, if that is within one reading time of its line."""
+    when the caption's time on screen ends, if that is within its wait (`held_back_s`) of its line."""
     g = gate(min_read_s=6, held_back_s=6, display_lock_s=8)
     say_and_decide(g, [c("a", 0.6)], 0)
     assert say_and_decide(g, [c("weak", 0.5)], 3).reason == "display_locked"
@@ -129,6 +129,17 @@ def test_a_weaker_story_waits_for_the_caption_s_time_on_screen_and_not_for_long(
     assert g.due() is None  # the lock ends 7 s after its line: past one reading time, let go
     say_and_decide(g, [c("b", 0.9)], 4)
     assert g.waiting(10) is not None and g.waiting(10.5) is None  # one reading time, then let go
+
+
+def test_by_default_a_weaker_meme_said_right_after_a_caption_goes_up_when_that_caption_ends():
+    """The table's pace: a caption, then 3 s later a weaker meme, then nobody speaks. It goes up as the
+    caption before it ends (the default lock), not never."""
+    g = SessionGate(policy=GatePolicy(replace_margin=0.15))
+    say_and_decide(g, [c("a", 0.6)], 0)
+    assert say_and_decide(g, [c("weak", 0.5)], 3).reason == "display_locked"
+    assert g.due() == GatePolicy().display_lock_s
+    up = g.decide([], g.due(), release=True)
+    assert up.show and up.topic_id == "weak"
 
 
 def test_the_same_story_is_never_held_back():
