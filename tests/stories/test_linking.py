@@ -14,7 +14,15 @@ from agent.ranking import RankQuery
 from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.store import Store
 from agent.stories.grouping import cluster_topics
-from agent.stories.linking import LINK_MODELS, Weights, evidence, link, shared_phrases
+from agent.stories.linking import (
+    FEATURES,
+    LINK_MODELS,
+    Weights,
+    evidence,
+    link,
+    pair_features,
+    shared_phrases,
+)
 from agent.stories.terms import story_terms
 from tests.browser import chromium_page, needs_chromium
 from tests.conftest import load_script
@@ -48,6 +56,25 @@ def test_a_shared_speaker_or_a_different_small_count_is_never_a_link() -> None:
                 topic("douyin", "b", "哈尔滨公安悬赏通缉4名美国特工")) is None
     # a tally that rises through the day is the same event: 2056 then 2065 dead
     assert pair(topic("douyin", "a", "缅甸地震已致2056人遇难"), topic("weibo", "b", "缅甸地震已遇难2065人")) is not None
+
+
+def test_a_duo_shortened_to_its_initials_is_the_same_two_names() -> None:
+    """Synthetic headlines: "王赵" is how a list shortens the duo 王刚 and 赵雪, so the two headlines share a
+    rare name; four characters that are no two words (a grammatical character in them) shorten nothing."""
+    held = {"王刚": 3, "赵雪": 3, "王赵": 1}  # the other words are in 6 headlines of 300: not rare
+    weights = Weights(300, lambda t: held.get(t, 6), lambda t: held.get(t, 6))
+    short = evidence(topic("douyin", "s", "王赵再度联手"))
+    rare = FEATURES.index("rare_terms")
+
+    def features(title: str) -> list[float]:
+        found = pair_features(short, evidence(topic("weibo", "w", title)), weights=weights, cosine=None)
+        assert found is not None
+        return found
+
+    duo, junk = features("王刚赵雪节后联手"), features("王的赵雪节后联手")
+    assert duo[rare] == 1 and junk[rare] == 0  # 联手 is no name; 王赵 is
+    model = LINK_MODELS["lexical"]
+    assert model.probability(duo) > 1.5 * model.probability(junk)
 
 
 def test_a_holiday_alone_joins_nothing() -> None:
