@@ -77,3 +77,24 @@ async def test_a_two_character_name_bridges_as_strongly_as_a_three_character_one
         assert found and found[0].topic.title == title, line
         evidence.append(found[0].components["lexical"])
     assert min(evidence) >= 0.8 * max(evidence), evidence
+
+
+async def test_a_person_told_of_by_many_items_is_named_as_strongly_as_one_told_of_once() -> None:
+    """Synthetic night: ten of a hundred titles are about 王菲, one about 李健. Her name is no rare term on
+    this list, but it names one person as his does: an English line naming her brings her item the
+    evidence a line naming him brings his (the lexical channel alone, as above)."""
+    firsts, seconds = "山水云雨花鸟鱼虫松竹梅兰琴棋书画诗酒茶灯" * 5, "金木火土日月星辰江河湖海风霜雪露春夏秋冬" * 5
+    others = [("weibo", f"o{n}", f"{a}{b}{c}{d}新闻") for n, (a, b, c, d) in
+              enumerate(zip(firsts, seconds, "东南西北上下左右前后" * 10, "甲乙丙丁戊己庚辛壬癸" * 10, strict=True))]
+    hers = [("baidu", f"wf{k}", f"王菲{tail}") for k, tail in
+            enumerate(("一开口全场都安静了", "大水滴耳坠又要火了", "春晚表演女儿发表情", "时隔多年再唱春晚",
+                       "耳坠同款卖断货了", "唱完全场起立鼓掌", "现场首唱新歌", "造型引热议", "女儿也来了", "再登舞台"))]
+    his = [("douyin", "lj", "李健重返舞台唱哭全场")]
+    ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in hers + his + others[:89]])
+    evidence = {}
+    for line, who in [("Is that Faye Wong? Time slows down when she sings.", "wf"),
+                      ("Was that Li Jian? Time slows down when he sings.", "lj")]:
+        found = await ranker.rank(relevance_query(line, top_k=1, gate=True))
+        assert found and found[0].topic.item_id.startswith(who), line
+        evidence[who] = found[0].components["lexical"]
+    assert evidence["wf"] >= 0.95 * evidence["lj"], evidence
