@@ -22,7 +22,7 @@ from importlib import resources
 from ..text import han_bigrams
 from .stopwords import CORE_EN, ZH_FUNCTION_CHARS
 
-__all__ = ["EVERYDAY_SHARE", "asks", "everyday_share", "only_everyday", "vocabulary"]
+__all__ = ["EVERYDAY_SHARE", "asks", "everyday_phrase", "everyday_share", "only_everyday", "vocabulary"]
 
 EVERYDAY_SHARE = 0.6  # a text whose terms are this share everyday words is an everyday phrase
 _ASKS = re.compile(
@@ -54,6 +54,11 @@ def _reaching_into_everyday(line: str, terms: set[str]) -> set[str]:
 def asks(line: str) -> bool:
     """Whether the line treats what it says as news: it asks, or points at a list or a video."""
     return _ASKS.search(line) is not None
+
+
+def everyday_phrase(text: str) -> bool:
+    """A line that is an everyday phrase (a greeting, a toast, a wish) and asks about nothing."""
+    return not asks(text) and everyday_share(text) >= EVERYDAY_SHARE
 
 
 def everyday_share(text: str) -> float:

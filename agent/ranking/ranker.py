@@ -31,7 +31,7 @@ from .bridges import BRIDGE_BAR, BRIDGES, NAME_BIGRAMS, WEIGHTS, Bridge, bridge_
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
-from .everyday import only_everyday
+from .everyday import everyday_phrase, only_everyday
 from .lexical import tokenize
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
@@ -64,7 +64,10 @@ Query = str | ConversationWindow
 
 def _window(query: Query) -> tuple[str, list[tuple[str, float]]]:
     if isinstance(query, ConversationWindow):
-        return query.text(), query.weights()
+        # a greeting said before the line is no context for it: "爷爷奶奶过年好" lent its 过年 to the
+        # grandmother's next line about pocket money, which then reached a 过年好 video on the list
+        parts = query.weights()
+        return query.text(), [p for p in parts[:-1] if not everyday_phrase(p[0])] + parts[-1:]
     text = truncate_text(" ".join(str(query or "").split()))
     return text, ([(text, 1.0)] if text else [])
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from agent.models import Topic
-from agent.ranking import HashEmbedder, Ranker
+from agent.ranking import HashEmbedder, Ranker, RankQuery
 from agent.ranking.everyday import asks, only_everyday, vocabulary
+from agent.ranking.window import ConversationWindow
 
 from .conftest import relevance_query
 
@@ -40,3 +41,19 @@ async def test_the_live_gate_drops_a_greeting_and_keeps_the_meme() -> None:
     assert asked and asked[0].topic.title == "对你说新年快乐"
     meme = await ranker.rank(relevance_query("主持人扑克牌穿帮了你们看到没", top_k=10, gate=True), channels="hybrid")
     assert meme and meme[0].topic.title == "主持人扑克牌穿帮"
+
+
+async def test_a_greeting_before_a_line_lends_it_no_words() -> None:
+    """A toast, then the grandmother's next line about pocket money: the toast's 过年 is no context for
+    it, so the line brings the list's 过年好 video no evidence (synthetic entries; the lexical channel,
+    ungated, so that the evidence itself is read)."""
+    ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in
+                           [*ENTRIES, ("douyin", "v", "你说公主王子过年好")]])
+    window = ConversationWindow()
+    window.add("爷爷奶奶过年好！祝您二老身体健康，长命百岁！", ts=0.0)
+    window.add("乖，这是奶奶给你的压岁钱，拿好了，别告诉你妈。", ts=3.0)
+    found = {r.topic.item_id: r for r in await ranker.rank(RankQuery(text=window, top_k=10))}
+    assert found["v"].components["lexical"] == 0.0
+    window.add("那个公主王子过年好的视频你们刷到没？", ts=6.0)  # said of it, it is found
+    found = {r.topic.item_id: r for r in await ranker.rank(RankQuery(text=window, top_k=10))}
+    assert max(found.values(), key=lambda r: r.score).topic.item_id == "v"
