@@ -65,8 +65,8 @@ class GatePolicy:
     # how long a story held back may wait: one that would have replaced the caption but for its reading
     # time goes up once the caption is read (at most `min_read_s`), one too weak to displace it once the
     # caption's time on screen ends (at most `display_lock_s`). One reading time dropped the weaker meme
-    # said 3 s after a caption (7 s of screen left) whenever the table said nothing newer: 2026-02-16
-    # zh 16 → 17 of 19, small talk and 2024-02-09 unchanged (docs/relevance.md, "The clock").
+    # said 3 s after a caption (7 s of screen left) whenever the table said nothing newer
+    # (docs/relevance.md, "The clock", has the figures).
     held_back_s: float = DISPLAY_LOCK_S
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:

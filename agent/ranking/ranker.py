@@ -64,8 +64,8 @@ Query = str | ConversationWindow
 
 def _window(query: Query) -> tuple[str, list[tuple[str, float]]]:
     if isinstance(query, ConversationWindow):
-        # a greeting said before the line is no context for it: "爷爷奶奶过年好" lent its 过年 to the
-        # grandmother's next line about pocket money, which then reached a 过年好 video on the list
+        # a greeting said before the line is no context for it: a toast's 过年 lent to the next line about
+        # pocket money took that line to a 过年 video on the list
         parts = query.weights()
         return query.text(), [p for p in parts[:-1] if not everyday_phrase(p[0])] + parts[-1:]
     text = truncate_text(" ".join(str(query or "").split()))
@@ -281,7 +281,7 @@ class Ranker:
             weight = WEIGHTS[bridge] * (NAME_BIGRAMS / places if places else 1.0)
             for term in grams:
                 # a person's name is as specific as a term held once, however many items tell of them: on
-                # a night six of a hundred headlines are about 王菲, and her name's IDF fell under the bar
+                # a night when a tenth of the headlines are about one singer, her name's IDF fell under the bar
                 idf = lexical.idf(term) if places else 0.0
                 w = weight * (once / idf) if idf > 0 else weight
                 if w > terms.get(term, 0.0):

@@ -96,7 +96,7 @@ class Evidence:
     small_counts: frozenset[tuple[str, str]] = frozenset()  # quantities that name how many (3名)
     works: frozenset[str] = frozenset()  # terms of the titles in 《》 it names (a drama, a book, a standard)
     names: frozenset[str] = frozenset()  # the people, places, organisations and works a `Namer` found
-    # the initials of two two-character words side by side (沈腾马丽 → 沈马), how a duo or a pair of
+    # the initials of two two-character words side by side (王刚赵雪 → 王赵), how a duo or a pair of
     # places is shortened in another headline (`_abbreviated` reads the words from `runs` when one matches)
     initials: frozenset[str] = frozenset()
     # where each headline term sits: (run, first unit, end unit), to find shared phrases
@@ -351,10 +351,10 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
 
 def _abbreviated(a: Evidence, b: Evidence, weights: Weights) -> set[str]:
     """A rare two-character term of one headline that is the initials of two words side by side in the
-    other (沈马 of "沈马春晚第八次合作", 沈腾马丽 in "沈腾马丽第8次携手上春晚"): the same names, shortened.
-    The short form is rare (a name, `RARE_DF`); each word it stands for is held in another headline too,
-    holds no grammatical character (`_FUNCTION`), and neither it nor the window's edges are the occasion's
-    word: most four characters in a row are no two names (春晚表演的, 你到家了)."""
+    other (王赵 of "王赵再度联手", 王刚赵雪 in "王刚赵雪节后联手"): the same names, shortened. The short
+    form is rare (a name, `RARE_DF`); each word it stands for is held in another headline too, holds no
+    grammatical character (`_FUNCTION`), and neither it nor the window's edges are the occasion's word:
+    most four characters in a row are no two names (the seam 晚表 of 晚会表演, a phrase with 的 in it)."""
     out = set()
     for x, y in ((a, b), (b, a)):
         for t in (x.title_terms & y.initials) - y.title_terms:

@@ -123,10 +123,10 @@ _WHEN = _when()
 
 
 def _local_days(text: str) -> set[str]:
-    """A day's name qualified by the place that keeps it (Guangxi before the festival of the third day
-    of the third month: the Zhuang celebration) names that place's own celebration, one event, where
-    the day's name alone is shared by everything said of the day: the place and the day together make
-    one term. The places are CC-CEDICT's provinces, regions and cities (`bridges.dictionary`)."""
+    """A day's name qualified by the place that keeps it (a province before a holiday: that province's
+    own festival or gala) names that place's own celebration, one event, where the day's name alone is
+    shared by everything said of the day: the place and the day together make one term. The places are
+    CC-CEDICT's provinces, regions and cities (`bridges.dictionary`)."""
     from agent.ranking.bridges import dictionary
 
     places = dictionary().places
