@@ -19,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agent.ranking.bridges import dictionary
 from agent.stories.calendar_words import calendar_names
 from agent.text import HAN, is_han
 
@@ -127,8 +128,6 @@ def _local_days(text: str) -> set[str]:
     own festival or gala) names that place's own celebration, one event, where the day's name alone is
     shared by everything said of the day: the place and the day together make one term. The places are
     CC-CEDICT's provinces, regions and cities (`bridges.dictionary`)."""
-    from agent.ranking.bridges import dictionary
-
     places = dictionary().places
     out = set()
     for m in _WHEN.finditer(text):
