@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 from agent.ranking.bridges import dictionary
 from agent.stories.calendar_words import calendar_names
@@ -123,12 +124,18 @@ def _split_years(units: list[str]) -> list[list[str]]:
 _WHEN = _when()
 
 
+@cache
+def _places() -> frozenset[str]:
+    """CC-CEDICT's places, read once (`dictionary()` takes its lock on every call)."""
+    return frozenset(dictionary().places)
+
+
 def _local_days(text: str) -> set[str]:
     """A day's name qualified by the place that keeps it (a province before a holiday: that province's
     own festival or gala) names that place's own celebration, one event, where the day's name alone is
     shared by everything said of the day: the place and the day together make one term. The places are
     CC-CEDICT's provinces, regions and cities (`bridges.dictionary`)."""
-    places = dictionary().places
+    places = _places()
     out = set()
     for m in _WHEN.finditer(text):
         start = m.start()
