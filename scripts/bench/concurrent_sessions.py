@@ -16,7 +16,10 @@ With --devsets (real data, ../shared/devsets), the started server also holds bot
 dev topics, and each of the N speakers says, every 2–3 s, one dev line in a fresh session
 (a mention from relevance.json or a small-talk line from chitchat.json, alternating, report
 half): the table then adds the right-caption rate on mentions and the caption rate on small
-talk under that load. Run it once with --sessions 2 for the unloaded figure.
+talk under that load. Run it once with --sessions 2 for the unloaded figure. Each line goes down the
+stream socket of its own fresh session, closed after its decision; the latency is from the line sent on
+the open socket to its decision frame, and the stage tables are read as above. `--over http` posts the
+line to the utterance route instead (its round trip).
 
 No two utterances of a run share their text: the speakers draw from one pool, each of the 985 dev
 lines once as written, then again behind a spoken opener ("嗯，", "so, ", ...:
@@ -174,6 +177,45 @@ async def one_speaker(http: httpx.AsyncClient, url: str, headers: dict, stop_at:
         await asyncio.sleep(rng.uniform(2.0, 3.0))
 
 
+async def one_speaker_ws(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
+                         errors: list[str], server: list[float], stages: list[dict[str, float]],
+                         lines: list[tuple[str, list[str] | None]], k: int, draw: Iterator[tuple[int, int, str]],
+                         outcomes: list[tuple[bool, bool, bool, bool]]) -> None:
+    """`one_speaker` over the stream socket: each line in a fresh session on a socket of its own, closed
+    after its decision. The figure is the decision's round trip once the socket is open (glasses
+    connect before anyone speaks), and the server's own elapsed time and stages are read."""
+    rng = random.Random(k)
+    await asyncio.sleep(rng.uniform(0, 2.5))
+    while time.monotonic() < stop_at:
+        index, again, text = next(draw)
+        relevant = lines[index][1]
+        try:
+            s = (await http.post(url + "/v1/sessions", json={"profile": "even-g1"}, headers=headers)).json()
+            ws_url = url.replace("http", "ws", 1) + f"/v1/sessions/{s['id']}/stream"
+            async with websockets.connect(ws_url, additional_headers=headers, open_timeout=30, max_queue=64) as ws:
+                sent = time.perf_counter()
+                await ws.send(json.dumps({"type": "utterance", "text": text, "final": True}))
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                    if frame["type"] == "decision":
+                        lat.append((time.perf_counter() - sent) * 1000)
+                        server.append(frame.get("elapsed_ms", float("nan")))
+                        if frame.get("stages_ms"):
+                            stages.append(frame["stages_ms"])
+                        d = frame.get("decision") or {}
+                        shown = bool(d.get("show"))
+                        outcomes.append((relevant is not None, shown,
+                                         shown and relevant is not None and d.get("topic_id") in relevant,
+                                         again > 0))
+                        break
+                    if frame["type"] == "error":
+                        errors.append(frame["message"])
+                        break
+        except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
+            errors.append(f"{type(exc).__name__}: {exc}")
+        await asyncio.sleep(rng.uniform(2.0, 3.0))
+
+
 METRICS_TOKEN = "load-test-metrics"  # the started server's TRENDLENS_METRICS_TOKEN (/metrics takes no client key)
 
 
@@ -234,7 +276,7 @@ def ranking_p99(before: dict[float, float], after: dict[float, float]) -> float:
     return min((le for le, n in calls.items() if total and n >= 0.99 * total), default=float("nan"))
 
 
-async def run_level(url: str, n: int, duration: float, devsets: bool = False) -> dict:
+async def run_level(url: str, n: int, duration: float, devsets: bool = False, over: str = "ws") -> dict:
     headers = {"Authorization": f"Bearer {KEY}"}
     lat: list[float] = []
     server: list[float] = []
@@ -247,7 +289,12 @@ async def run_level(url: str, n: int, duration: float, devsets: bool = False) ->
         # generator answer its first seconds' replies late (p99 730-870 ms where it is 230 after them)
         speakers = [await clients.enter_async_context(httpx.AsyncClient(timeout=30)) for _ in range(n)]
         stop_at = time.monotonic() + duration
-        if devsets:
+        if devsets and over == "ws":
+            lines = dev_lines()
+            draw = distinct([text for text, _ in lines])
+            await asyncio.gather(*(one_speaker_ws(speakers[k], url, headers, stop_at, lat, errors, server, stages,
+                                                  lines, k, draw, outcomes) for k in range(n)))
+        elif devsets:
             lines = dev_lines()
             draw = distinct([text for text, _ in lines])
             await asyncio.gather(*(one_speaker(speakers[k], url, headers, stop_at, lat, errors, server, lines, k,
@@ -277,6 +324,9 @@ def main() -> int:
     ap.add_argument("--url", help="an already running server (must accept the key load-test-key, and "
                                   "the metrics token load-test-metrics)")
     ap.add_argument("--devsets", action="store_true", help="speak real dev lines and score the captions (see above)")
+    ap.add_argument("--over", choices=("ws", "http"), default="ws",
+                    help="with --devsets: each line on a socket opened before the clock (ws), or its own "
+                         "session made and spoken to over HTTP while the clock runs (http)")
     ap.add_argument("--embedder", help="TRENDLENS_EMBEDDER for the started server (default: the offline default)")
     args = ap.parse_args()
     duration = min(args.duration, 300)
@@ -321,7 +371,7 @@ def main() -> int:
         for n in levels:
             shed_before, ranked_before, hits_before = shed_count(url), ranking_buckets(url), cache_hits(url)
             stalls_before = loop_and_gc(url)
-            r = asyncio.run(run_level(url, n, duration, args.devsets))
+            r = asyncio.run(run_level(url, n, duration, args.devsets, args.over))
             r.update(stall_figures(stalls_before, loop_and_gc(url)))
             # utterances ranked lexically because their encode would have missed its deadline (load shedding)
             shed_after = shed_count(url)
