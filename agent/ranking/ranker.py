@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ..metrics import timed
 from ..models import zh_or_en
 from ..text import HAN_CHAR
 from .batching import MicroBatcher
@@ -202,7 +203,8 @@ class Ranker:
         if self._needs_pinyin(q.latest or parts[-1][0], snapshot):
             # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
             await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
-        with answering():  # a build in another thread steps aside meanwhile
+        # the decision's stage `score`: the scoring on the event loop, after the query vector came
+        with answering(), timed("score"):  # a build in another thread steps aside meanwhile
             return self._select(snapshot, parts, vectors, q, channels=channels, related=related)
 
     def rank_queries_sync(self, queries: Sequence[RankQuery], *, channels: Channel = "hybrid",

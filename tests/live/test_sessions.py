@@ -13,7 +13,7 @@ from harness.apps import AUTH, make_runtime
 
 LINE = "春晚机器人扭秧歌太好笑了"  # a line about a synthetic topic: ranked, gated, captioned, pushed
 # what every decision on this path passes through (encode: the line is new to the query cache)
-STAGES = {"lock", "encode", "rank", "gate", "caption", "push", "run_write", "store_write", "decision"}
+STAGES = {"lock", "encode", "rank", "score", "gate", "caption", "push", "run_write", "store_write", "decision"}
 
 
 def _stage_counts(text: str) -> dict[str, float]:
