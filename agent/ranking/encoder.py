@@ -27,7 +27,9 @@ from .batching import MicroBatcher
 from .cache import EmbeddingCache
 from .embedders import Embedder
 
-__all__ = ["QueryEncoder", "combine"]
+__all__ = ["LATE_FACTOR", "QueryEncoder", "combine"]
+
+LATE_FACTOR = 1.5  # the longest wait for a vector, in deadlines: the deadline is an estimate, this a bound
 
 
 def combine(parts: Sequence[tuple[str, float]], vectors: dict[str, np.ndarray]) -> np.ndarray | None:
@@ -53,6 +55,8 @@ class QueryEncoder:
         self.batcher = batcher
         # an encode expected to finish later than this is not made; BM25 answers (None = never shed)
         self.deadline_s = deadline_s
+        # a vector still not come by then is not waited for: BM25 answers (None = waited for however long)
+        self.late_s = LATE_FACTOR * deadline_s if deadline_s is not None else None
         self.max_cached = max_cached
         self.shed = 0
         self.encodes = 0
@@ -107,7 +111,16 @@ class QueryEncoder:
             newest = missing[-1]
             with timed("encode"):  # the decision's stage: its wait for an engine included
                 if self.batcher is not None:
-                    vec = (await self.batcher.encode([newest], role="query"))[0]
+                    # a line that finds an engine idle is encoded however long it takes (`overloaded`); one
+                    # let queue by the estimate, which reads an engine's cost on a quiet host, may still
+                    # come late under load, and the wearer waits for the slowest line: its wait is bounded
+                    bound = None if self.batcher.starts_now else self.late_s
+                    try:
+                        async with asyncio.timeout(bound):
+                            vec = (await self.batcher.encode([newest], role="query"))[0]
+                    except TimeoutError:  # its queued request is dropped from the queue (`_take_batch`)
+                        self.shed += 1
+                        return found
                 else:
                     vec = (await asyncio.to_thread(self.embedder.encode, [newest], role="query"))[0]
             self.encodes += 1

@@ -12,6 +12,7 @@ import time
 
 from agent.models import Topic
 from agent.ranking import HashEmbedder, MicroBatcher, Ranker
+from agent.ranking.encoder import LATE_FACTOR
 
 from .conftest import relevance_query
 
@@ -88,4 +89,25 @@ async def test_a_long_line_on_an_idle_model_is_encoded_even_past_the_deadline():
     await ranker.rank(relevance_query("春晚 开场", top_k=1))  # timed: 0.1 s per line, twice the deadline
     result = await ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1))
     assert result[0].components["dense"] != 0.0 and ranker.shed == 0
+    ranker.batcher.close()
+
+
+async def test_a_line_let_queue_that_still_comes_late_is_ranked_lexically_by_its_bound():
+    """The deadline is an estimate read on an idle engine; the wait itself is bounded too (`LATE_FACTOR`)."""
+    embedder = TimedEmbedder(0.02)
+    ranker = ranker_with(embedder, deadline_s=0.1)
+    await ranker.rank(relevance_query("春晚 开场", top_k=1))  # timed: 0.02 s a line, well within the deadline
+    embedder.release.clear()  # the engine stalls (a host whose cores are taken), as the estimate cannot know
+    stalled = asyncio.create_task(ranker.rank(relevance_query("春晚 舞台", top_k=1)))
+    await asyncio.sleep(0.05)
+    started = time.perf_counter()
+    result = await asyncio.wait_for(ranker.rank(relevance_query("哪吒2票房破百亿了", top_k=1)), 2)
+    waited = time.perf_counter() - started
+    assert LATE_FACTOR * 0.1 <= waited < LATE_FACTOR * 0.1 + 0.15  # queued, then answered at its bound
+    assert result[0].topic.title == "哪吒2票房破百亿" and result[0].components["dense"] == 0.0
+    requests = ranker.batcher.batched_requests
+    embedder.release.set()
+    await asyncio.wait_for(stalled, 2)
+    await asyncio.sleep(0.1)
+    assert ranker.batcher.batched_requests == requests  # the late line's request left the queue unencoded
     ranker.batcher.close()
