@@ -90,9 +90,11 @@ class _Dictionary:
         self._syllables: set[str] = set()
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
+        self.headwords: set[str] = set()  # every simplified headword of two characters or more (动画片)
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
+        self.headwords.add(simplified)
         heads = [h for h in (_abbreviation(d) for d in definitions) if h]
         for rank, gloss in enumerate(definitions[:3]):  # a headword's first senses are the ones people mean
             m = _HEAD.match(re.sub(r"^\([^)]*\)\s*", "", gloss.strip()))

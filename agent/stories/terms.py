@@ -130,6 +130,12 @@ def _places() -> frozenset[str]:
     return frozenset(dictionary().places)
 
 
+@cache
+def dictionary_words() -> frozenset[str]:
+    """CC-CEDICT's Chinese headwords, read once: what is a word of its own, not a seam between two."""
+    return frozenset(dictionary().headwords)
+
+
 def _local_days(text: str) -> set[str]:
     """A day's name qualified by the place that keeps it (a province before a holiday: that province's
     own festival or gala) names that place's own celebration, one event, where the day's name alone is

@@ -128,6 +128,25 @@ def test_under_an_occasion_a_name_that_opens_a_short_headline_links_it_to_anothe
     assert probability("一开口时间都慢了的林夏", "谁说林夏绝了", under=True) < strong
 
 
+def test_under_an_occasion_a_word_of_an_acts_title_names_that_act() -> None:
+    """Synthetic headlines: on a gala night a song is an act on its stage, and a headline that names a word
+    of its title (万花筒, a word of its own) is about that act; on an ordinary day two items sharing a work's
+    title are two items about one work, no event. A short word (一样) or a seam of words (时间都) that two
+    titles share names nothing, on any night."""
+
+    def probability(a: str, b: str, *, under: bool) -> float:
+        weights = Weights(300, lambda t: 2, lambda t: 2, under_occasion=under)  # every term rare
+        found = link(evidence(topic("zhihu", "a", a)), evidence(topic("douyin", "b", b)), weights=weights,
+                     cosine=None, model=LINK_MODELS["lexical"], kept=0.0)
+        return found.probability if found is not None else 0.0
+
+    song, said = "如何评价林夏演唱的歌曲《童年的万花筒》？", "万花筒这个节目刀哭了"
+    assert probability(song, said, under=True) >= LINK_MODELS["lexical"].strong
+    assert probability(song, said, under=False) == 0.0
+    assert probability("如何评价林夏演唱的歌曲《我要不一样》？", "大家都一样了", under=True) == 0.0
+    assert probability("如何评价林夏演唱的歌曲《时间都去哪了》？", "一开口时间都慢了", under=True) == 0.0
+
+
 @needs_days
 def test_left_out_days_hold_the_floors_the_docs_quote() -> None:
     """Fitted on two days, scored on the third, without a model (titles and context only):
