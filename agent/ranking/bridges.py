@@ -90,11 +90,12 @@ class _Dictionary:
         self._syllables: set[str] = set()
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
-        self.headwords: set[str] = set()  # every simplified headword of two characters or more (动画片)
+        self._headwords: set[str] = set()
+        self.headwords: frozenset[str] = frozenset()  # every simplified headword of two characters or more (动画片)
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
-        self.headwords.add(simplified)
+        self._headwords.add(simplified)
         heads = [h for h in (_abbreviation(d) for d in definitions) if h]
         for rank, gloss in enumerate(definitions[:3]):  # a headword's first senses are the ones people mean
             m = _HEAD.match(re.sub(r"^\([^)]*\)\s*", "", gloss.strip()))
@@ -125,6 +126,8 @@ class _Dictionary:
             if surname not in self._words and surname not in self._syllables and len(surname) >= 4:
                 self._names[surname].extend(found)
         self._surnames.clear()
+        self.headwords = frozenset(self._headwords)  # one copy: `frozenset()` of a frozenset is itself
+        self._headwords.clear()
         for raw, done in ((self._names, self.names), (self._words, self.words)):
             for key, found in raw.items():
                 done[key] = list(dict.fromkeys(w for _, w in sorted(found)))[:MAX_HEADWORDS]
