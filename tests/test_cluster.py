@@ -21,6 +21,7 @@ import pytest
 import websockets
 
 from agent.collect.joblocks import _NAMESPACE, _key
+from agent.live.gating import DISPLAY_LOCK_S
 from agent.live.shared_sessions import LOCK_TIMEOUT_S
 from harness.servers import NGINX_SITE, Instance, NginxServer, render_nginx_site, start_instance, start_nginx
 
@@ -86,10 +87,11 @@ def _history(url: str, session_id: str) -> list[dict]:
     return r.json()["items"]
 
 
-def _settled_history(url: str, session_id: str, *, quiet_s: float = 7.0, within_s: float = 20) -> list[dict]:
+def _settled_history(url: str, session_id: str, *, quiet_s: float = DISPLAY_LOCK_S + 1,
+                     within_s: float = 30) -> list[dict]:
     """The session's decisions once nothing more comes: a caption held back by the one on screen goes
-    up by the clock up to one reading time (6 s) after its line, on any instance's sweep, and is a
-    decision too."""
+    up by the clock up to the display lock after its line (a weaker meme waits out the caption's time
+    on screen: `GatePolicy.held_back_s`), on any instance's sweep, and is a decision too."""
     seen, since, deadline = _history(url, session_id), time.monotonic(), time.monotonic() + within_s
     while time.monotonic() - since < quiet_s and time.monotonic() < deadline:
         time.sleep(0.25)
