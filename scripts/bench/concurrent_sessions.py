@@ -76,6 +76,25 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+async def say_on(ws: Any, text: str, lat: list[float], errors: list[str], server: list[float],
+                 stages: list[dict[str, float]]) -> dict[str, Any] | None:
+    """Say one final line on an open stream socket; its decision (None when an error frame answered),
+    with the round trip, the server's own time and its stages recorded."""
+    sent = time.perf_counter()
+    await ws.send(json.dumps({"type": "utterance", "text": text, "final": True}))
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
+        if frame["type"] == "decision":
+            lat.append((time.perf_counter() - sent) * 1000)
+            server.append(frame.get("elapsed_ms", float("nan")))
+            if frame.get("stages_ms"):
+                stages.append(frame["stages_ms"])
+            return frame.get("decision") or {}
+        if frame["type"] == "error":
+            errors.append(frame["message"])
+            return None
+
+
 async def one_session(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
                       errors: list[str], server: list[float], stages: list[dict[str, float]]) -> None:
     s = (await http.post(url + "/v1/sessions", json={}, headers=headers)).json()
@@ -87,19 +106,7 @@ async def one_session(http: httpx.AsyncClient, url: str, headers: dict, stop_at:
             while time.monotonic() < stop_at:
                 # real speech never repeats word for word: vary every utterance so no cache flatters us
                 text = f"{rng.choice(LINES)} {rng.choice(FILLERS)} {rng.randrange(10**6)}"
-                sent = time.perf_counter()
-                await ws.send(json.dumps({"type": "utterance", "text": text, "final": True}))
-                while True:
-                    frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
-                    if frame["type"] == "decision":
-                        lat.append((time.perf_counter() - sent) * 1000)
-                        server.append(frame.get("elapsed_ms", float("nan")))
-                        if frame.get("stages_ms"):
-                            stages.append(frame["stages_ms"])
-                        break
-                    if frame["type"] == "error":
-                        errors.append(frame["message"])
-                        break
+                await say_on(ws, text, lat, errors, server, stages)
                 await asyncio.sleep(rng.uniform(2.0, 3.0))
     except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
         errors.append(f"{type(exc).__name__}: {exc}")
@@ -146,29 +153,32 @@ def _ms(value: float) -> str:
 
 
 async def one_speaker(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
-                      errors: list[str], server: list[float], lines: list[tuple[str, list[str] | None]], k: int,
-                      draw: Iterator[tuple[int, int, str]], outcomes: list[tuple[bool, bool, bool, bool]]) -> None:
+                      errors: list[str], server: list[float], stages: list[dict[str, float]],
+                      lines: list[tuple[str, list[str] | None]], k: int, draw: Iterator[tuple[int, int, str]],
+                      outcomes: list[tuple[bool, bool, bool, bool]], over: str = "ws") -> None:
     """Every 2-3 s, the next line of the run's pool in a fresh session: (is mention, captioned, right
     topic, said behind an opener). `draw` is shared by every speaker, so no line is said twice.
 
-    Latency is the utterance POST's round trip (the server-side figure is not reported here)."""
+    Over "ws" each line goes down its session's own stream socket, closed after its decision: the
+    figure is the decision's round trip once the socket is open (glasses connect before anyone
+    speaks), with the server's own time and stages. Over "http" it is the utterance POST's round trip,
+    on this speaker's kept-alive connection."""
     rng = random.Random(k)
     await asyncio.sleep(rng.uniform(0, 2.5))
     while time.monotonic() < stop_at:
         index, again, text = next(draw)
         relevant = lines[index][1]
         try:
-            # a fresh session per line (one mention per fresh session, as the live evaluation does),
-            # over this speaker's kept-alive connection: the utterance route, not a new handshake each time
+            # a fresh session per line: one mention per fresh session, as the live evaluation does
             s = (await http.post(url + "/v1/sessions", json={"profile": "even-g1"}, headers=headers)).json()
-            sent = time.perf_counter()
-            r = await http.post(url + f"/v1/sessions/{s['id']}/utterances", headers=headers,
-                                json={"text": text, "final": True})
-            if r.status_code != 200:
-                errors.append(f"HTTP {r.status_code}: {r.text[:200]}")
+            if over == "ws":
+                ws_url = url.replace("http", "ws", 1) + f"/v1/sessions/{s['id']}/stream"
+                async with websockets.connect(ws_url, additional_headers=headers, open_timeout=30,
+                                              max_queue=64) as ws:
+                    d = await say_on(ws, text, lat, errors, server, stages)
             else:
-                lat.append((time.perf_counter() - sent) * 1000)
-                d = r.json().get("decision") or {}
+                d = await post_line(http, url + f"/v1/sessions/{s['id']}/utterances", headers, text, lat, errors)
+            if d is not None:
                 shown = bool(d.get("show"))
                 outcomes.append((relevant is not None, shown,
                                  shown and relevant is not None and d.get("topic_id") in relevant, again > 0))
@@ -177,43 +187,16 @@ async def one_speaker(http: httpx.AsyncClient, url: str, headers: dict, stop_at:
         await asyncio.sleep(rng.uniform(2.0, 3.0))
 
 
-async def one_speaker_ws(http: httpx.AsyncClient, url: str, headers: dict, stop_at: float, lat: list[float],
-                         errors: list[str], server: list[float], stages: list[dict[str, float]],
-                         lines: list[tuple[str, list[str] | None]], k: int, draw: Iterator[tuple[int, int, str]],
-                         outcomes: list[tuple[bool, bool, bool, bool]]) -> None:
-    """`one_speaker` over the stream socket: each line in a fresh session on a socket of its own, closed
-    after its decision. The figure is the decision's round trip once the socket is open (glasses
-    connect before anyone speaks), and the server's own elapsed time and stages are read."""
-    rng = random.Random(k)
-    await asyncio.sleep(rng.uniform(0, 2.5))
-    while time.monotonic() < stop_at:
-        index, again, text = next(draw)
-        relevant = lines[index][1]
-        try:
-            s = (await http.post(url + "/v1/sessions", json={"profile": "even-g1"}, headers=headers)).json()
-            ws_url = url.replace("http", "ws", 1) + f"/v1/sessions/{s['id']}/stream"
-            async with websockets.connect(ws_url, additional_headers=headers, open_timeout=30, max_queue=64) as ws:
-                sent = time.perf_counter()
-                await ws.send(json.dumps({"type": "utterance", "text": text, "final": True}))
-                while True:
-                    frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
-                    if frame["type"] == "decision":
-                        lat.append((time.perf_counter() - sent) * 1000)
-                        server.append(frame.get("elapsed_ms", float("nan")))
-                        if frame.get("stages_ms"):
-                            stages.append(frame["stages_ms"])
-                        d = frame.get("decision") or {}
-                        shown = bool(d.get("show"))
-                        outcomes.append((relevant is not None, shown,
-                                         shown and relevant is not None and d.get("topic_id") in relevant,
-                                         again > 0))
-                        break
-                    if frame["type"] == "error":
-                        errors.append(frame["message"])
-                        break
-        except Exception as exc:  # noqa: BLE001 - every failure is counted and reported
-            errors.append(f"{type(exc).__name__}: {exc}")
-        await asyncio.sleep(rng.uniform(2.0, 3.0))
+async def post_line(http: httpx.AsyncClient, url: str, headers: dict, text: str, lat: list[float],
+                    errors: list[str]) -> dict[str, Any] | None:
+    """Post one final line to the utterance route; its decision (None when refused), the round trip recorded."""
+    sent = time.perf_counter()
+    r = await http.post(url, headers=headers, json={"text": text, "final": True})
+    if r.status_code != 200:
+        errors.append(f"HTTP {r.status_code}: {r.text[:200]}")
+        return None
+    lat.append((time.perf_counter() - sent) * 1000)
+    return r.json().get("decision") or {}
 
 
 METRICS_TOKEN = "load-test-metrics"  # the started server's TRENDLENS_METRICS_TOKEN (/metrics takes no client key)
@@ -289,16 +272,11 @@ async def run_level(url: str, n: int, duration: float, devsets: bool = False, ov
         # generator answer its first seconds' replies late (p99 730-870 ms where it is 230 after them)
         speakers = [await clients.enter_async_context(httpx.AsyncClient(timeout=30)) for _ in range(n)]
         stop_at = time.monotonic() + duration
-        if devsets and over == "ws":
+        if devsets:
             lines = dev_lines()
             draw = distinct([text for text, _ in lines])
-            await asyncio.gather(*(one_speaker_ws(speakers[k], url, headers, stop_at, lat, errors, server, stages,
-                                                  lines, k, draw, outcomes) for k in range(n)))
-        elif devsets:
-            lines = dev_lines()
-            draw = distinct([text for text, _ in lines])
-            await asyncio.gather(*(one_speaker(speakers[k], url, headers, stop_at, lat, errors, server, lines, k,
-                                               draw, outcomes) for k in range(n)))
+            await asyncio.gather(*(one_speaker(speakers[k], url, headers, stop_at, lat, errors, server, stages,
+                                               lines, k, draw, outcomes, over) for k in range(n)))
         else:
             await asyncio.gather(*(one_session(speakers[k], url, headers, stop_at, lat, errors, server, stages)
                                    for k in range(n)))
