@@ -139,7 +139,7 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
         a, b = items[i], items[j]
         if labelled is not None and (a.id not in labelled or b.id not in labelled):
             continue  # an unlabelled item of the festival night: nobody said which meme it is
-        if vetoed(a, b):
+        if vetoed(a, b, under_occasion=under):
             continue  # never linked, so not what the model must learn
         features = pair_features(a, b, weights=weights, cosine=None if cos is None else float(cos[i, j]))
         if features is None:
