@@ -39,7 +39,9 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 # a year does: two stories of one holiday share its name, and the holiday alone must not make them one.
 _TIME_WORDS = (
     r"\d{1,2}月\d{1,2}[日号]?|\d{1,2}月(?:份|初|中|底)?|51(?=假|小长假|长假|档|劳动|黄金周)|黄金周|小长假|长假|假期|"
-    r"双11|周末|今天|昨天|明天|今日|今年|去年|明年|春天|夏天|秋天|冬天|春日|夏日|寒假|暑假|开学季|毕业季")
+    r"双11|周末|今天|昨天|明天|今日|今年|去年|明年|春天|夏天|秋天|冬天|春日|夏日|寒假|暑假|开学季|毕业季|"
+    # the year by its zodiac animal: a year's name, as 2024 is
+    r"(?:鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)年")
 
 
 def _when() -> re.Pattern[str]:

@@ -32,3 +32,12 @@ def test_a_day_named_with_its_place_is_that_place_s_own_event() -> None:
     assert "河南春节" in henan
     assert "河南春节" not in story_terms("北京春节庙会开幕").terms
     assert not story_terms("北京春节庙会开幕").terms & story_terms("春节高铁票开抢").terms
+
+
+def test_a_year_named_by_its_animal_joins_no_term() -> None:
+    """Synthetic titles: the year's animal says which year, as 2024 does: a question about one act of the
+    year's gala and a year's greeting share it and nothing else."""
+    act = story_terms("如何评价虎年晚会林夏的相声《各回各家》？").terms
+    assert not act & story_terms("虎年第一条祝福").terms
+    assert not story_terms("兔年开运红妆").terms & story_terms("兔年祝福语有哪些").terms
+    assert "相声" in act
