@@ -91,7 +91,7 @@ class _Dictionary:
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
         self._headwords: set[str] = set()
-        self.headwords: frozenset[str] = frozenset()  # every simplified headword of two characters or more (动画片)
+        self.headwords: frozenset[str] = frozenset()  # every simplified headword of two characters or more (万花筒)
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())

@@ -355,7 +355,7 @@ def _work_word(runs: Sequence[tuple[str, ...]]) -> bool:
 
     On an ordinary day two items that share only a work's title are two items about one drama, no
     event; on an occasion's night a work is an act on its stage, and a headline that names a word of
-    its title (动画片 of "看动画片的我们长大了") is about that act. Not a short word (一样, 不如) nor a
+    its title (万花筒 of "童年的万花筒") is about that act. Not a short word (一样, 不如) nor a
     seam of words (时间都), which two acts' titles and any headline share."""
     words = dictionary_words()
     return any(len(j) >= WORK_WORD and j in words for j in map(_join, runs))
@@ -547,8 +547,8 @@ def vetoed(a: Evidence, b: Evidence, *, under_occasion: bool = False) -> bool:
     """Pairs that are never one story, whatever the model says."""
     shared = a.title_terms & b.title_terms
     # only a speaker in common (外交部回应 … / 外交部：…): who answered, not what happened. A term one
-    # headline says as its speaker and the other as its subject is shared evidence ("住宅新规：…" and
-    # "国家标准住宅项目规范发布"); under an occasion it stays a veto, measured (docs/stories.md)
+    # headline says as its speaker and the other as its subject is shared evidence ("校园新规：…" and
+    # "教育部发布校园新规"); under an occasion it stays a veto, measured (docs/stories.md)
     if shared and not (shared & (a.terms.terms & b.terms.terms) if under_occasion
                        else shared & (a.terms.terms | b.terms.terms)):
         return True
