@@ -41,6 +41,8 @@ def test_words_past_the_thirtieth_are_refused_not_dropped() -> None:
         parse_watch(" ".join(f"w{n}" for n in range(31)))
 
 
+# the searches below read "last 24 hours", not "today": stored a minute before midnight, "today" at `now`
+# (a minute on) is the next day and holds nothing to search
 def _stored(store, titles: list[str]) -> None:
     topics = [Topic(source="weibo", item_id=str(n), title=t, rank=n + 1) for n, t in enumerate(titles)]
     store.record_cycle([SourceOutcome(source="weibo", topics=topics, elapsed_s=0.1)])
@@ -51,7 +53,7 @@ def test_a_history_search_with_a_catastrophic_regex_answers_at_once_and_says_whe
     now = datetime.now(UTC) + timedelta(minutes=1)
 
     start = time.monotonic()
-    _, found = asyncio.run(search_history(store, SLOW, "today", now=now))
+    _, found = asyncio.run(search_history(store, SLOW, "last 24 hours", now=now))
     took = time.monotonic() - start
     assert took < 2.5
     assert found == [] and found.cut and "took longer than" in found.cut  # type: ignore[attr-defined]
@@ -60,7 +62,7 @@ def test_a_history_search_with_a_catastrophic_regex_answers_at_once_and_says_whe
 def test_a_history_search_past_its_budget_says_how_much_it_searched(store) -> None:
     _stored(store, [f"标题{n}" for n in range(300)])
     now = datetime.now(UTC) + timedelta(minutes=1)
-    _, found = asyncio.run(search_history(store, "机器人", "today", now=now, budget_s=0))
+    _, found = asyncio.run(search_history(store, "机器人", "last 24 hours", now=now, budget_s=0))
     assert found == [] and found.cut and "of 300 items searched" in found.cut
 
 
