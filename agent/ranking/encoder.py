@@ -55,8 +55,6 @@ class QueryEncoder:
         self.batcher = batcher
         # an encode expected to finish later than this is not made; BM25 answers (None = never shed)
         self.deadline_s = deadline_s
-        # a vector still not come by then is not waited for: BM25 answers (None = waited for however long)
-        self.late_s = LATE_FACTOR * deadline_s if deadline_s is not None else None
         self.max_cached = max_cached
         self.shed = 0
         self.encodes = 0
@@ -114,7 +112,9 @@ class QueryEncoder:
                     # a line that finds an engine idle is encoded however long it takes (`overloaded`); one
                     # let queue by the estimate, which reads an engine's cost on a quiet host, may still
                     # come late under load, and the wearer waits for the slowest line: its wait is bounded
-                    bound = None if self.batcher.starts_now else self.late_s
+                    bound = None  # no deadline (None), or an idle engine: waited for however long
+                    if self.deadline_s is not None and not self.batcher.starts_now:
+                        bound = LATE_FACTOR * self.deadline_s
                     try:
                         async with asyncio.timeout(bound):
                             vec = (await self.batcher.encode([newest], role="query"))[0]
