@@ -156,3 +156,17 @@ def test_one_list_s_own_label_and_a_numbered_episode_make_no_occasion() -> None:
               enumerate(itertools.islice(itertools.permutations(_WORDS, 3), 5, 2400, 97))]
     occasion, _ = occasion_test([evidence(t) for t in topics + shared])
     assert occasion("热搜")
+
+
+def test_on_an_occasion_night_two_headlines_sharing_no_word_join_by_the_act_their_contexts_name() -> None:
+    """Synthetic: a short Baidu headline says who and how she looked, its context names the act; a Douyin
+    headline names the act itself. Through the real index they are one story of the night; the Baidu item
+    of another act, sharing no word either, stays apart."""
+    costume = topic("baidu", "c1", "林夏一颦一笑皆是古韵", rank=1, heat=999.0,
+                    summary="林夏在春晚创意秀《花间令》里的桃花造型美哭了。")
+    said = topic("douyin", "c2", "花间令看完脑子里全是美人", rank=2, heat=998.0)
+    other = topic("baidu", "c3", "苏禾一开口全场安静", rank=3, heat=997.0, summary="苏禾在春晚演唱《长街宴》。")
+    topics = [costume, said, other] + [topic(s, i, t, rank=n + 4, heat=900.0 - n) for n, (s, i, t) in enumerate(FILLER)]
+    story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
+    assert story_of["baidu:c1"] == story_of["douyin:c2"]
+    assert story_of["baidu:c3"] != story_of["baidu:c1"]
