@@ -145,12 +145,19 @@ class HeldItems:
 
     def _act_candidates(self, tid: str, rules: GroupingRules) -> set[str]:
         """The items naming one of `tid`'s works (`linking._same_act`), the items whose headline has a word of
-        one, and those naming a work whose words `tid`'s headline has: the rarer terms only, as above."""
-        ev, df, out = self.evidence[tid], self.title_df, set()
+        one, and those naming a work whose words `tid`'s headline has: as above, only what at most
+        `rare_df` items hold (a book every excerpt names proposes nothing), up to `max_candidates`."""
+        ev, df, rare = self.evidence[tid], self.title_df, rules.rare_df
+        found: list[set[str]] = []
         for act in ev.acts:
-            out |= self.acts.get(act, set())
-            out.update(*(self.postings.get(t, ()) for t in story_terms(act).terms if df.get(t, 0) <= rules.rare_df))
-        out.update(*(self.act_words.get(t, ()) for t in ev.title_terms if df.get(t, 0) <= rules.rare_df))
+            found.append(self.acts.get(act, set()))
+            found += [self.postings.get(t, set()) for t in story_terms(act).terms if df.get(t, 0) <= rare]
+        found += [self.act_words.get(t, set()) for t in ev.title_terms if df.get(t, 0) <= rare]
+        out: set[str] = set()
+        for held in sorted((f for f in found if 0 < len(f) <= rare), key=len):
+            if len(out) >= rules.max_candidates:
+                break
+            out |= held
         return out
 
     def occasion(self, term: str) -> bool:

@@ -9,7 +9,8 @@ import pytest
 from agent.answers.digest import build_digest, render_digest
 from agent.store import Store
 from agent.stories.grouping import StoryIndex, cluster_topics
-from agent.stories.linking import evidence, occasion_test
+from agent.stories.held import HeldItems
+from agent.stories.linking import GroupingRules, evidence, occasion_test
 from agent.stories.occasions import find_occasions
 from tests.conftest import load_script
 from tests.stories.helpers import SHARED, needs_days, together, topic
@@ -170,3 +171,16 @@ def test_on_an_occasion_night_two_headlines_sharing_no_word_join_by_the_act_thei
     story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
     assert story_of["baidu:c1"] == story_of["douyin:c2"]
     assert story_of["baidu:c3"] != story_of["baidu:c1"]
+
+
+def test_a_work_every_context_names_proposes_no_candidates() -> None:
+    """Synthetic: a book forty excerpts name is no act of a stage; the items naming it are not offered to a
+    new one as candidates (a 100k index would compare each with all of them), while a rare act's are."""
+    held = HeldItems()
+    for n in range(40):
+        held.hold(topic("zhihu", f"z{n}", f"读书问题第{n}问", summary="有人在《星河往事》里读到了什么？"), None)
+    held.hold(topic("baidu", "r1", "林夏造型美哭了", summary="林夏在《花间令》里亮相。"), None)
+    held.hold(topic("douyin", "new", "花间令看完全是美人", summary="又谈到《星河往事》。"), None)
+    offered = held.lexical_candidates("douyin:new", GroupingRules())
+    assert "baidu:r1" in offered
+    assert not any(c.startswith("zhihu:") for c in offered)
