@@ -30,7 +30,6 @@ from agent.stories.linking import (
     is_occasion,
     is_template,
 )
-from agent.stories.terms import story_terms
 from agent.stories.vectors import VectorRows
 
 __all__ = ["OCCASION_FLOOR", "HeldItems"]
@@ -82,9 +81,9 @@ class HeldItems:
         for term in ev.title_terms:
             self.title_df[term] += 1
             self.postings[term].add(tid)
-        for act in ev.acts:
+        for act, words in ev.acts.items():
             self.acts[act].add(tid)
-            for term in story_terms(act).terms:
+            for term in words:
                 self.act_words[term].add(tid)
         self.openers.add(topic.source, topic.summary)
         source_df = self.source_df[topic.source]
@@ -108,9 +107,9 @@ class HeldItems:
         for term in ev.title_terms:
             _less(self.title_df, term)
             _unpost(self.postings, term, tid)
-        for act in ev.acts:
+        for act, words in ev.acts.items():
             _unpost(self.acts, act, tid)
-            for term in story_terms(act).terms:
+            for term in words:
                 _unpost(self.act_words, term, tid)
         self.openers.remove(topic.source, topic.summary)
         source_df = self.source_df[topic.source]
@@ -149,9 +148,9 @@ class HeldItems:
         `rare_df` items hold (a book every excerpt names proposes nothing), up to `max_candidates`."""
         ev, df, rare = self.evidence[tid], self.title_df, rules.rare_df
         found: list[set[str]] = []
-        for act in ev.acts:
+        for act, words in ev.acts.items():
             found.append(self.acts.get(act, set()))
-            found += [self.postings.get(t, set()) for t in story_terms(act).terms if df.get(t, 0) <= rare]
+            found += [self.postings.get(t, set()) for t in words if df.get(t, 0) <= rare]
         found += [self.act_words.get(t, set()) for t in ev.title_terms if df.get(t, 0) <= rare]
         out: set[str] = set()
         for held in sorted((f for f in found if 0 < len(f) <= rare), key=len):

@@ -101,8 +101,9 @@ class Evidence:
     # the initials of two two-character words side by side (王刚赵雪 → 王赵), how a duo or a pair of
     # places is shortened in another headline (`_abbreviated` reads the words from `runs` when one matches)
     initials: frozenset[str] = frozenset()
-    # the works it names in 《》, in its headline or the start of its context, whole (`_same_act`)
-    acts: frozenset[str] = frozenset()
+    # the works it names in 《》, in its headline or the start of its context, whole, each with its terms
+    # (`_same_act`, and the index's candidates)
+    acts: Mapping[str, frozenset[str]] = field(default_factory=dict)
     headline: str = ""  # normalised, to find another item's act named in it without 《》
     # where each headline term sits: (run, first unit, end unit), to find shared phrases
     _where: Mapping[str, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
@@ -116,7 +117,8 @@ def evidence(topic: Topic, namer: Namer | None = None) -> Evidence:
     """The link rule's view of a topic: headline terms, context terms, headline runs, and the names
     `namer` finds in the headline."""
     ctx = story_terms(topic.summary[:CONTEXT_CHARS]).terms if topic.summary else frozenset()
-    runs = tuple(tuple(_UNIT.findall(s)) for s in _SEGMENT.split(normalise(topic.title)) if s)
+    head = normalise(topic.title)
+    runs = tuple(tuple(_UNIT.findall(s)) for s in _SEGMENT.split(head) if s)
     terms = story_terms(topic.title)
     where: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
     for k, run in enumerate(runs):
@@ -127,11 +129,10 @@ def evidence(topic: Topic, namer: Namer | None = None) -> Evidence:
                 where[unit].append((k, i, i + 1))
     small = frozenset(q for q in terms.quantities if is_small_count(q[1]))
     works = frozenset(t for name in _WORK.findall(topic.title) for t in story_terms(name).terms)
-    names = namer(normalise(topic.title)) if namer is not None else frozenset()
+    names = namer(head) if namer is not None else frozenset()
     initials = frozenset(run[i] + run[i + 2] for run, i in _windows(runs))
-    head = normalise(topic.title)
     named = _WORK.findall(topic.title) + (_WORK.findall(topic.summary[:CONTEXT_CHARS]) if topic.summary else [])
-    acts = frozenset(a for a in map(normalise, named) if len(a) >= ACT_CHARS)
+    acts = {a: story_terms(a).terms for a in map(normalise, named) if len(a) >= ACT_CHARS}
     return Evidence(topic.id, topic.source, terms, frozenset(ctx), runs, terms.terms | terms.speaker, small, works,
                     names, initials, acts, head, {t: tuple(v) for t, v in where.items()})
 
@@ -372,12 +373,8 @@ def _same_act(a: Evidence, b: Evidence, weights: Weights) -> bool:
     drama are no event (`_pair`), so this is read only under an occasion."""
     if not weights.under_occasion or not (a.acts or b.acts):
         return False
-    return any((act in y.acts or act in y.headline) and not _occasion_work(act, weights)
-               for x, y in ((a, b), (b, a)) for act in x.acts)
-
-
-def _occasion_work(act: str, weights: Weights) -> bool:
-    return any(map(weights.occasion, story_terms(act).terms))
+    return any((act in y.acts or act in y.headline) and not any(map(weights.occasion, words))
+               for x, y in ((a, b), (b, a)) for act, words in x.acts.items())
 
 
 def _work_word(runs: Sequence[tuple[str, ...]]) -> bool:
