@@ -29,11 +29,14 @@ from agent.stories.linking import (
     evidence,
     is_occasion,
     is_template,
+    opens_with,
 )
 from agent.stories.vectors import VectorRows
 
 __all__ = ["OCCASION_FLOOR", "HeldItems"]
 
+# a subject of the night is looked up only among as many held headlines as a rare term's candidates
+SUBJECT_DF = GroupingRules().rare_df
 # the fewest holders an occasion's word can have: `is_occasion` reads against at least MIN_HELD items
 OCCASION_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_SHARE * MIN_HELD))
 
@@ -184,7 +187,16 @@ class HeldItems:
     def weights(self) -> Weights:
         """IDF over the items held now (`linking.Weights`)."""
         return Weights(len(self.topics), self.title_df.__getitem__, self.any_df.__getitem__,
-                       self.occasion, self.template, under_occasion=bool(self.occasion_words()))
+                       self.occasion, self.template, under_occasion=bool(self.occasion_words()),
+                       subject=self.subject)
+
+    def subject(self, term: str) -> bool:
+        """Whether a held headline opens with `term` past the occasion's words (`linking.Weights.subject`);
+        only a term at most `SUBJECT_DF` headlines hold is looked up."""
+        held = self.postings.get(term, ())
+        if not 0 < len(held) <= SUBJECT_DF or self.occasion(term):
+            return False
+        return any(opens_with(self.evidence[i], {term}, self.occasion) for i in held)
 
     def title_terms(self, tid: str) -> frozenset[str]:
         ev = self.evidence.get(tid)

@@ -42,6 +42,7 @@ import numpy as np
 from agent.answers.digest import build_digest
 from agent.models import Topic
 from agent.stories.grouping import StoryIndex
+from agent.stories.held import SUBJECT_DF
 from agent.stories.linking import (
     GroupingRules,
     LinkModel,
@@ -50,6 +51,7 @@ from agent.stories.linking import (
     Weights,
     evidence,
     occasion_test,
+    opens_with,
     pair_features,
     vetoed,
 )
@@ -127,7 +129,9 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
     occasion, template = occasion_test(items)
     # weighed as the service weighs the held lists (`HeldItems.weights`)
     under = any(occasion(t) for e in items for t in e.title_terms)
-    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__, occasion, template, under_occasion=under)
+    opens = {t for e in items for t in e.title_terms if not occasion(t) and opens_with(e, {t}, occasion)}
+    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__, occasion, template, under_occasion=under,
+                      subject=lambda t: t in opens and title_df[t] <= SUBJECT_DF)
     story = {m: k for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
     labelled = day.labelled
     cos = None
@@ -262,22 +266,29 @@ def fit_occasion(nights: Sequence[tuple[Day, np.ndarray | None]], bg: float, mod
                  rules: GroupingRules) -> LinkModel:
     """`model` with its occasion model (`LinkModel.occasion`), fitted on the meme groups of the festival
     `nights` (pairs of two labelled items), at the threshold of `OCCASION_THRESHOLDS` that keeps every
-    night within the merging targets with the best worst-night recall (ties: the stricter)."""
+    night within the merging targets with the best worst-night recall (ties: the best recall of all
+    nights together, then the stricter)."""
     if not nights:
         return replace(model, occasion=None)
     xs, ys = zip(*(training_pairs(day, vec, bg) for day, vec in nights), strict=True)
     fitted = fit_link_model(np.vstack(xs), np.concatenate(ys))
-    best: tuple[tuple[bool, float, float], LinkModel] | None = None
+    best: tuple[tuple[bool, float, float, float], LinkModel] | None = None
     for threshold in OCCASION_THRESHOLDS:
         candidate = replace(model, occasion=shifted(fitted, threshold, model.strong))
-        worst: tuple[bool, float, float] | None = None
+        worst: tuple[bool, float] | None = None
+        total = 0.0
         for day, vec in nights:
             stories = cluster(day, vec, bg, candidate, rules)
-            key = (meets_merge_targets(day, stories), score(day.labels, stories, day.labelled)["recall"], threshold)
+            recall = score(day.labels, stories, day.labelled)["recall"]
+            key = (meets_merge_targets(day, stories), recall)
             worst = key if worst is None or key < worst else worst
+            total += recall
         assert worst is not None
-        if best is None or worst > best[0]:
-            best = (worst, candidate)
+        # the worst night decides; where it ties (the shipped fit, on both nights), the other night's
+        # recall, and only then the stricter threshold
+        ranked = (*worst, total, threshold)
+        if best is None or ranked > best[0]:
+            best = (ranked, candidate)
     assert best is not None
     return best[1]
 

@@ -13,6 +13,7 @@ from agent.models import Topic
 from agent.ranking import RankQuery
 from agent.ranking.fair_heat import normalised_heat, story_heat
 from agent.store import Store
+from agent.stories import linking
 from agent.stories.grouping import cluster_topics
 from agent.stories.linking import (
     FEATURES,
@@ -183,6 +184,42 @@ def test_under_an_occasion_an_act_one_item_s_context_names_links_the_items_namin
     gala = "在《春节联欢晚会》上亮相。"
     assert probability(topic("baidu", "e", "林夏一颦一笑皆是古韵", summary=gala),
                        topic("douyin", "f", "苏禾春晚造型一眼千年", summary=gala), under=True) < strong
+
+
+def test_under_an_occasion_a_name_another_headline_opens_with_links_two_saying_it_further_in() -> None:
+    """Synthetic items: on a gala night "林夏从魔丸变成灵珠" opens with 林夏, so 林夏 is a subject of the night;
+    two other headlines that each say 林夏 past their opening words are about that act. Not on an ordinary
+    day, not for a word of the dictionary, and not when one of the two opens with the name itself (one host
+    opens the headlines of two memes: that is left to the words)."""
+    opener = {"林夏"}
+
+    def weights(under: bool) -> Weights:
+        return Weights(300, lambda t: 3, lambda t: 3, occasion=lambda t: t in {"春晚", "晚会", "联欢"},
+                       under_occasion=under, subject=lambda t: t in opener or t == "机器")
+
+    def probability(a: Topic, b: Topic, *, under: bool = True) -> float:
+        found = link(evidence(a), evidence(b), weights=weights(under), cosine=None, model=LINK_MODELS["lexical"],
+                     kept=0.0)
+        return found.probability if found is not None else 0.0
+
+    def named_between(a: Topic, b: Topic) -> bool:
+        found = linking._pair(evidence(a), evidence(b), weights(True), None)
+        return found is not None and found[2]
+
+    strong = LINK_MODELS["lexical"].strong
+    quiet = topic("baidu", "a", "不习惯这么安静的林夏")
+    abstract = topic("douyin", "b", "魔丸林夏今晚不搞抽象了")
+    assert probability(quiet, abstract) >= strong  # 0.44 on its words alone
+    assert probability(quiet, abstract, under=False) < strong
+    opener.clear()  # nobody opens with the name: no subject of the night
+    assert probability(quiet, abstract) < strong
+    opener.add("林夏")
+    # one of the two opens with it: the words decide, as for any pair
+    assert named_between(quiet, abstract)
+    assert not named_between(topic("baidu", "c", "林夏和苏禾加起来100岁了"), abstract)
+    # a word of the dictionary (机器 of 机器人) names nobody
+    assert not named_between(topic("baidu", "d", "仿生人形机器首登舞台"),
+                             topic("douyin", "e", "中国机器的进化像开了倍速"))
 
 
 @needs_days

@@ -173,6 +173,18 @@ def test_on_an_occasion_night_two_headlines_sharing_no_word_join_by_the_act_thei
     assert story_of["baidu:c3"] != story_of["baidu:c1"]
 
 
+def test_on_an_occasion_night_two_headlines_saying_a_subject_of_the_night_further_in_join_its_story() -> None:
+    """Synthetic: "林夏从魔丸变成灵珠" opens with 林夏 and joins the Douyin item it shares 魔丸 with; a third
+    headline says 林夏 only at its end ("不习惯这么安静的林夏"). Through the real index it joins their story:
+    林夏 is a subject of the night, named by another headline's opening."""
+    opener = topic("baidu", "d1", "林夏从魔丸变成灵珠", rank=1, heat=999.0)
+    abstract = topic("douyin", "d2", "魔丸林夏今晚不搞抽象了", rank=2, heat=998.0)
+    quiet = topic("baidu", "d3", "不习惯这么安静的林夏", rank=3, heat=997.0)
+    filler = [topic(s, i, t, rank=n + 4, heat=900.0 - n) for n, (s, i, t) in enumerate(FILLER)]
+    story_of = {m: s.id for s in StoryIndex().update([opener, abstract, quiet] + filler) for m in s.member_ids}
+    assert story_of["baidu:d1"] == story_of["douyin:d2"] == story_of["baidu:d3"]
+
+
 def test_a_work_every_context_names_proposes_no_candidates() -> None:
     """Synthetic: a book forty excerpts name is no act of a stage; the items naming it are not offered to a
     new one as candidates (a 100k index would compare each with all of them), while a rare act's are."""
