@@ -10,7 +10,8 @@ budget and its silence stay the same (a bridged term is one more query term).
   name ("Jay Chou (1979-), Taiwanese pop star" → 周杰伦, "Huawei (brand)" → 华为, "CCTV New
   Year's Gala" → 春节联欢晚会): the English name said → its Chinese headwords.
 - **pinyin**: a name said in its romanisation ("Yue Yunpeng", "Xiao Ni") → the bigrams of the
-  index's titles that read so (`pinyin_names.PinyinNames`), for the many names no dictionary lists.
+  index's titles that read so (`pinyin_names.PinyinNames`), for the many names no dictionary lists; a
+  name spelt in another romanisation ("Nigmat") → the run of a headline that sounds like it.
 - **cedict-word**: the same dictionary's common words ("sweater" → 毛衣, "magic trick" → 魔术),
   a phrase's head gloss only, at a lower weight: more words mean more chances of a wrong match.
 

@@ -220,6 +220,14 @@ class BM25Index:
         out._set_rows(np.arange(self.n, dtype=np.int32))
         return out
 
+    def rows(self, term: str) -> np.ndarray:
+        """The rows of the documents holding `term`."""
+        post = self._post.get(term)
+        if post is None:
+            return np.zeros(0, dtype=np.int32)
+        rows = self._slot_row[post[0]]
+        return rows[rows >= 0]
+
     def idf(self, term: str) -> float:
         """Inverse document frequency of `term` over the documents held (0 when none holds it)."""
         post = self._post.get(term)

@@ -4,7 +4,9 @@ An English speaker says a Chinese name as its romanisation, which no dictionary 
 people on a hot list. `PinyinNames` keeps the toneless pinyin of every Han bigram the index
 holds (pypinyin, memoised per bigram, so a re-index reads only new ones); an English line's words
 that are pinyin and no English word are read as syllables, and each pair of syllables said in a row
-names the bigrams that read so ("yun peng" → 云鹏). The bridge `pinyin` of `bridges.py`.
+names the bigrams that read so ("yun peng" → 云鹏). A name spelt in another romanisation ("Nigmat" for
+尼格买提) is read by its consonants instead (`spelt`), as a transliteration is written by the sound.
+The bridge `pinyin` of `bridges.py`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,27 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from functools import cache
 
 from ..text import HAN_CHAR
 
-__all__ = ["PinyinNames", "syllables"]
+__all__ = ["PinyinNames", "skeleton", "syllables"]
 
 _NAME_WORD = re.compile(r"[A-Za-z]+")
 MAX_SYLLABLE = 6  # zhuang, shuang
+_VOWELS = re.compile(r"[aeiouvyw]")
+# A name spelt in another romanisation (Uyghur, a star's English name: "Nigmat" for 尼格买提, "Dilraba" for
+# 迪丽热巴) is no pinyin, but its consonants are the pinyin's: at least this many of them, and a name of
+# SOUNDED_CHARS characters at most, so that a short word ("Musk": m-s-k) matches no run of three characters.
+SKELETON_LEAST = 4
+SOUNDED_CHARS = (3, 5)
+MAX_CONSONANTS = 4  # of one syllable: zhuang -> zhng
+
+
+def skeleton(word: str) -> str:
+    """The consonants of a romanised word in order ("nigemaiti" and "Nigmat": ngmt)."""
+    return _VOWELS.sub("", word.lower())
 
 
 @cache
@@ -71,6 +86,10 @@ class PinyinNames:
     def __init__(self) -> None:
         self._read: dict[str, str] = {}  # bigram -> "yunpeng"
         self._terms: dict[str, set[str]] = defaultdict(set)
+        # the index's Han characters by the consonants of their readings, and per character the characters
+        # that follow it in a bigram, by theirs (`sounded`)
+        self._sounding: dict[str, set[str]] = defaultdict(set)
+        self._after: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._lock = threading.Lock()
         self._for: object = None  # the vocabulary last read
 
@@ -87,9 +106,15 @@ class PinyinNames:
         with self._lock:
             for term in list(vocabulary):
                 if len(term) == 2 and term not in self._read and HAN_CHAR.match(term) and HAN_CHAR.match(term[1]):
-                    key = "".join(lazy_pinyin(term, style=Style.NORMAL))
+                    read = lazy_pinyin(term, style=Style.NORMAL)
+                    key = "".join(read)
                     self._read[term] = key
                     self._terms[key].add(term)
+                    if len(read) == 2:
+                        first, second = skeleton(read[0]), skeleton(read[1])
+                        if first and second:  # a character that sounds no consonant is in no name read so
+                            self._sounding[first].add(term[0])
+                            self._after[term[0]][second].add(term[1])
             self._for = owner
 
     def names(self, line: str, english: Iterable[str] = ()) -> list[tuple[list[str], int]]:
@@ -120,3 +145,40 @@ class PinyinNames:
             if bigrams:
                 out.append((bigrams, len(r) - 1))
         return out
+
+    def spelt(self, line: str, english: AbstractSet[str] = frozenset()) -> list[str]:
+        """The runs of the index's characters that a capitalised word of an English line, neither English nor
+        pinyin, sounds like (`sounded`): a name in another romanisation ("Nigmat", "Dilraba")."""
+        return [run for word in _NAME_WORD.findall(line)
+                if word[:1].isupper() and word.lower() not in english and syllables(word.lower()) is None
+                for run in self.sounded(word)]
+
+    def sounded(self, word: str) -> list[str]:
+        """Each run of the index's characters whose pinyin has `word`'s consonants in order (`skeleton`), as
+        a transliteration is written by the sound of the name. Each character sounds at least one consonant
+        and every two side by side are a bigram of the index; the caller says which runs a headline holds."""
+        target = skeleton(word)
+        if len(target) < SKELETON_LEAST:
+            return []
+        least, most = SOUNDED_CHARS
+        found: list[str] = []
+
+        def extend(run: str, at: int) -> None:
+            if at == len(target):
+                if len(run) >= least:
+                    found.append(run)
+                return
+            if len(run) == most:
+                return
+            after = self._after.get(run[-1])
+            if after is None:
+                return
+            for size in range(1, MAX_CONSONANTS + 1):
+                for char in after.get(target[at:at + size], ()):
+                    extend(run + char, at + size)
+
+        with self._lock:
+            for size in range(1, MAX_CONSONANTS + 1):
+                for char in self._sounding.get(target[:size], ()):
+                    extend(char, size)
+        return sorted(set(found))

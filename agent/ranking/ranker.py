@@ -275,6 +275,10 @@ class Ranker:
         if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`)
             self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
             made.extend(("pinyin", grams, places) for grams, places in self.pinyin.names(line, english_words()))
+            for run in self.pinyin.spelt(line, english_words()):
+                if _stands_in_a_headline(run, snapshot):
+                    grams = [a + b for a, b in zip(run, run[1:], strict=False)]
+                    made.append(("pinyin", grams, len(grams)))
         terms: dict[str, float] = {}
         said: dict[str, Bridge] = {}
         lexical = snapshot.lexical
@@ -290,3 +294,17 @@ class Ranker:
                     terms[term] = w
                     said[term] = bridge
         return terms, said
+
+
+def _stands_in_a_headline(run: str, snapshot: IndexSnapshot) -> bool:
+    """Whether a held headline holds `run` where a name stands: at its start or after a character that is
+    no Han one (a space, a mark, a digit). The characters a romanised name sounds like also run across two
+    words inside many headlines (么处理 of 怎么处理, for "Michael"), which no name does."""
+    for row in snapshot.lexical.rows(run[:2]).tolist():
+        title = snapshot.entries[row].topic.title
+        at = title.find(run)
+        while at >= 0:
+            if at == 0 or not HAN_CHAR.match(title[at - 1]):
+                return True
+            at = title.find(run, at + 1)
+    return False

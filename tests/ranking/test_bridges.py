@@ -45,6 +45,27 @@ def test_a_surname_that_is_also_an_english_word_is_read_as_pinyin_beside_a_given
     assert _terms(names, "the sun is out and Sun is out", english=english) == []
 
 
+def test_a_name_spelt_in_another_romanisation_reads_as_the_characters_that_sound_like_it() -> None:
+    """"Dilraba" is no pinyin (迪丽热巴 reads di li re ba): its consonants d-l-r-b are the pinyin's, in order.
+    A short word (m-s-k) names no run, and y and w, which pinyin writes for a vowel, count as none."""
+    names = PinyinNames()
+    names.refresh(["迪丽", "丽热", "热巴", "三大", "大爷", "马斯", "斯克", "今天"], owner=1)
+    english = {"did", "you", "see", "in", "the", "new", "drama", "on"}
+    assert names.spelt("Did you see Dilraba in the new drama", english) == ["迪丽热巴"]
+    assert names.spelt("Did you see Musk on Sunday", english) == []
+    assert names.spelt("did you see dilraba", english) == []  # not capitalised: no name said
+
+
+async def test_an_english_line_naming_someone_in_another_romanisation_gets_the_headline_that_names_them() -> None:
+    """Synthetic headlines: "Dilraba" reaches the one that names 迪丽热巴. "Michael" sounds like 么处理 too, but
+    in "这件事该怎么处理" those characters run across two words, where no name stands, so it reaches nothing."""
+    entries = ENTRIES + [("weibo", "f", "迪丽热巴新剧今晚开播"), ("baidu", "g", "这件事该怎么处理")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    found = await ranker.rank(relevance_query("Did you see Dilraba in that new drama tonight?", top_k=1, gate=True))
+    assert found and found[0].topic.title == "迪丽热巴新剧今晚开播" and found[0].bridge == "pinyin"
+    assert await ranker.rank(relevance_query("Michael is coming over tonight", top_k=1, gate=True)) == []
+
+
 async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the_bridge() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
     found = await ranker.rank(relevance_query("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True))

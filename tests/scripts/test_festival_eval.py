@@ -22,11 +22,13 @@ pytestmark = pytest.mark.slow
 
 #: Each night's floors and ceilings, at what the eval printed when they were set (both nights: the lines
 #: 3 s apart, a caption held back while the one before it is read going up by itself once it is read).
+#: 2024-02-09 moved with a name spelt in another romanisation ("Nigmat", docs/relevance.md): hits 16 -> 17,
+#: English 3 -> 4 of 5, the gist 10 -> 12.
 FLOORS = {
-    "2024-02-09": {"trend_lines": 20, "hits": 16, "zh_hits": 13, "gist": 10, "small": 0, "greetings": 1,
-                   "repeats": 1, "flicker": 1},
-    "2026-02-16": {"trend_lines": 25, "hits": 21, "zh_hits": 17, "gist": 19, "small": 1, "greetings": 0,
-                   "repeats": 0, "flicker": 0},
+    "2024-02-09": {"trend_lines": 20, "hits": 17, "zh_hits": 13, "en_hits": 4, "gist": 12, "small": 0,
+                   "greetings": 1, "repeats": 1, "flicker": 1},
+    "2026-02-16": {"trend_lines": 25, "hits": 21, "zh_hits": 17, "en_hits": 4, "gist": 19, "small": 1,
+                   "greetings": 0, "repeats": 0, "flicker": 0},
 }
 
 
@@ -50,6 +52,7 @@ def test_trend_lines_are_captioned_on_their_line_or_the_next(night: tuple[dict, 
     assert total["all"]["trend_lines"] == floor["trend_lines"]
     assert total["all"]["hits"] >= floor["hits"]
     assert total["by_lang"]["zh"]["hits"] >= floor["zh_hits"]
+    assert total["by_lang"]["en"]["hits"] >= floor["en_hits"]
 
 
 def test_each_meme_of_the_shared_occasion_gets_its_own_caption(night: tuple[dict, dict]) -> None:
