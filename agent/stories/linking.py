@@ -213,22 +213,12 @@ class Weights:
 
     def occasion(self, term: str) -> bool:
         """Whether `term` is an occasion's word that day (`OCCASION_SHARE`): no story evidence."""
-        if self._is_occasion is None:
-            return False
-        o = self._occasion.get(term)
-        if o is None:
-            o = self._occasion[term] = self._is_occasion(term)
-        return o
+        return _asked(self._occasion, self._is_occasion, term)
 
     def subject(self, term: str) -> bool:
         """Whether `term` opens a held headline, past the occasion's words (`opens_with`): the subject of
         one of the night's items, a performer or an act, wherever another headline says it."""
-        if self._is_subject is None:
-            return False
-        o = self._subject.get(term)
-        if o is None:
-            o = self._subject[term] = self._is_subject(term)
-        return o
+        return _asked(self._subject, self._is_subject, term)
 
     def title(self, term: str) -> float:
         w = self._title.get(term)
@@ -256,6 +246,16 @@ class Weights:
                 t = sum(self.any(x) for x in item.title_terms | item.context)
             self._totals[key] = t
         return t
+
+
+def _asked(answers: dict[str, bool], test: Callable[[str], bool] | None, term: str) -> bool:
+    """`test(term)`, asked once per term while the held set stays the same (False without a test)."""
+    if test is None:
+        return False
+    found = answers.get(term)
+    if found is None:
+        found = answers[term] = test(term)
+    return found
 
 
 def is_occasion(term: str, count: int, carrying: int, lists: int) -> bool:
