@@ -42,7 +42,6 @@ import numpy as np
 from agent.answers.digest import build_digest
 from agent.models import Topic
 from agent.stories.grouping import StoryIndex
-from agent.stories.held import SUBJECT_DF
 from agent.stories.linking import (
     GroupingRules,
     LinkModel,
@@ -51,7 +50,6 @@ from agent.stories.linking import (
     Weights,
     evidence,
     occasion_test,
-    opens_with,
     pair_features,
     vetoed,
 )
@@ -129,9 +127,7 @@ def training_pairs(day: Day, vectors: np.ndarray | None, bg: float) -> tuple[np.
     occasion, template = occasion_test(items)
     # weighed as the service weighs the held lists (`HeldItems.weights`)
     under = any(occasion(t) for e in items for t in e.title_terms)
-    opens = {t for e in items for t in e.title_terms if not occasion(t) and opens_with(e, {t}, occasion)}
-    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__, occasion, template, under_occasion=under,
-                      subject=lambda t: t in opens and title_df[t] <= SUBJECT_DF)
+    weights = Weights(len(items), title_df.__getitem__, any_df.__getitem__, occasion, template, under_occasion=under)
     story = {m: k for k, s in enumerate(day.labels["stories"]) for m in s["members"]}
     labelled = day.labelled
     cos = None
