@@ -66,7 +66,7 @@ def syllables(word: str) -> list[str] | None:
     return best[len(word)]
 
 
-def _read_as_pinyin(said: list[str], english: set[str]) -> list[list[str] | None]:
+def _read_as_pinyin(said: list[str], english: AbstractSet[str]) -> list[list[str] | None]:
     """Each word's syllables where it is read as pinyin: a word no English word, or a capitalised surname
     that is one (Zhang, Sun, Tan: a length, a star, a colour) next to such a word ("Zhang Ruonan")."""
     words = [w.lower() for w in said]
@@ -117,16 +117,15 @@ class PinyinNames:
                             self._after[term[0]][second].add(term[1])
             self._for = owner
 
-    def names(self, line: str, english: Iterable[str] = ()) -> list[tuple[list[str], int]]:
+    def names(self, line: str, english: AbstractSet[str] = frozenset()) -> list[tuple[list[str], int]]:
         """Per name an English line says in pinyin (a run of pinyin words): the bigrams it names, and how
         many places between two of its syllables there are (a bigram for each, or several that read
         alike). `english` are words that are English (a word of both, such as "she" or "man", is read
-        as English)."""
-        said = set(english)
+        as English; read as it is, not copied: the dictionary's words are a hundred thousand)."""
         run: list[str] = []
         words = 0
         runs: list[tuple[list[str], int]] = []
-        for cut in _read_as_pinyin(_NAME_WORD.findall(line), said):
+        for cut in _read_as_pinyin(_NAME_WORD.findall(line), english):
             if cut:
                 run.extend(cut)
                 words += 1

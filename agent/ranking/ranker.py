@@ -274,8 +274,9 @@ class Ranker:
                 made.append((bridge, grams, len(grams) if bridge == "cedict-name" and word in people else 0))
         if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`)
             self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
-            made.extend(("pinyin", grams, places) for grams, places in self.pinyin.names(line, english_words()))
-            for run in self.pinyin.spelt(line, english_words()):
+            english = english_words()
+            made.extend(("pinyin", grams, places) for grams, places in self.pinyin.names(line, english))
+            for run in self.pinyin.spelt(line, english):
                 if _stands_in_a_headline(run, snapshot):
                     grams = [a + b for a, b in zip(run, run[1:], strict=False)]
                     made.append(("pinyin", grams, len(grams)))
