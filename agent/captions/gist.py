@@ -5,7 +5,9 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
 1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first,
    without what the platform puts before every item that night: an opening clause or sentence that
    opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
-   item (`Openers` counts them from the held lists; nothing here names a day);
+   item (`Openers` counts them from the held lists; nothing here names a day). A sentence that shares
+   no term with any title of the story is about something else: a Zhihu question's excerpt is often
+   its asker's own musing ("这应该跟…一样吧"), not what happened;
 2. else another platform's title of the same story that adds what the matched title lacks
    (a co-host's joke about the slip, under the slip's own title).
 
@@ -20,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
+from ..ranking.stopwords import ZH_STOP_BIGRAMS
 from ..text import han_bigrams
 
 __all__ = ["MIN_NEW_TERMS", "OPENER_REPEATS", "Openers", "gist", "openers"]
@@ -96,9 +99,12 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     """The line that says what `topic`'s story is (see the module), or None."""
     known = set(han_bigrams(topic.title))
     ordered: Iterable[_Item] = [topic, *(m for m in members if m is not topic)]
+    # what the story's headlines say, less the function words every sentence has (什么, 一个)
+    titled = known.union(*(han_bigrams(m.title) for m in members)) - ZH_STOP_BIGRAMS
     for item in ordered:
         for sentence in _own_sentences(item, repeated):
-            if _new_terms(sentence, known) >= MIN_NEW_TERMS:
+            said = set(han_bigrams(sentence))
+            if len(said - known) >= MIN_NEW_TERMS and said & titled:
                 return sentence
     titles = [m.title for m in members if m is not topic and m.title != topic.title]
     best = max(titles, key=lambda t: (_new_terms(t, known), -len(t)), default=None)

@@ -45,6 +45,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,11 @@ def night_paths(day: str) -> tuple[Path, Path]:
     return SHARED / "devsets" / f"festival-{day}.json", SHARED / "days" / day
 
 
-def night_sources(day_dir: Path) -> list[str]:
-    """The sources the night holds a list of (2026-02-16: Baidu and Douyin only)."""
-    return [s for s in SOURCES if (day_dir / s).is_dir() and any((day_dir / s).glob("*.json"))]
+def night_sources(day_dir: Path, lists: Sequence[str] | None = None) -> list[str]:
+    """The sources the night holds a list of (2026-02-16: Baidu and Douyin only), or of them those in
+    `lists` (`--lists`: the night as a service that follows only those platforms would have seen it)."""
+    return [s for s in SOURCES if (day_dir / s).is_dir() and any((day_dir / s).glob("*.json"))
+            and (lists is None or s in lists)]
 #: Where each source's recorded answer is served: (host, the start of the path) → its folder.
 ENDPOINTS = {("top.baidu.com", "/api/board"): "baidu",
              ("www.douyin.com", "/aweme/v1/web/hot/search/list"): "douyin",
@@ -89,10 +92,10 @@ GIST_TERMS = 2
 LANG_OF = {"zh": "zh-CN", "en": "en-US"}
 
 
-def day_transport(day_dir: Path = DAY_DIR) -> httpx.MockTransport:
+def day_transport(day_dir: Path = DAY_DIR, lists: Sequence[str] | None = None) -> httpx.MockTransport:
     """Each source's recorded body at the endpoint it was saved from; every other request a 404,
     so a source's fallback endpoints (Weibo's web API, Douyin's app API) fail as they would."""
-    held = set(night_sources(day_dir))
+    held = set(night_sources(day_dir, lists))
     bodies = {key: next((day_dir / folder).glob("*.json")).read_bytes() for key, folder in ENDPOINTS.items()
               if folder in held}
 
@@ -140,6 +143,17 @@ def carries_gist(caption: dict[str, Any], gist: str) -> bool:
     return len(terms(" ".join(body_lines(caption))) & wanted) >= GIST_TERMS
 
 
+def lists_of(args: argparse.Namespace) -> list[str] | None:
+    """The lists `--lists` keeps (None: every list the night holds)."""
+    chosen = getattr(args, "lists", None)
+    if not chosen:
+        return None
+    unknown = sorted(set(chosen) - set(SOURCES))
+    if unknown:
+        raise SystemExit(f"--lists: no recorded list for {', '.join(unknown)}; valid: {', '.join(SOURCES)}")
+    return list(chosen)
+
+
 def gate_policy(overrides: list[str]) -> GatePolicy:
     """The service's gate policy with `NAME=VALUE` fields changed (`--gate`), to compare settings."""
     fields = {f.name: f.type for f in dataclasses.fields(GatePolicy)}
@@ -173,10 +187,10 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
     if cached.exists():  # topic vectors this checkout already computed: the service would have them too
         shutil.copy(cached, data_dir / "embeddings.sqlite3")
     settings = settings.model_copy(update={"data_dir": data_dir, "offline": False,
-                                           "sources": night_sources(args.day_dir),
+                                           "sources": night_sources(args.day_dir, lists_of(args)),
                                            "api_keys": "festival-eval"})
     embedder = build_embedder if args.embedder is None else build_embedder(settings, args.embedder)
-    runtime = Runtime.build(settings, transport=day_transport(args.day_dir), embedder=embedder)
+    runtime = Runtime.build(settings, transport=day_transport(args.day_dir, lists_of(args)), embedder=embedder)
     runtime.collector.fallback_to_replay = False  # the recorded night, never the synthetic snapshot
     if args.gate:
         runtime.sessions.policy = gate_policy(args.gate)  # type: ignore[attr-defined]
@@ -228,9 +242,12 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
-    """One conversation's figures, by the README's rules."""
+def score(conv: dict[str, Any], heard: list[Heard], listed: set[str] | None = None) -> dict[str, Any]:
+    """One conversation's figures, by the README's rules. `listed`: the trends with an item on the lists
+    served (`--lists`); a trend line about another is no trend line that night (`unlisted`), and a
+    caption on it is a wrong one."""
     r: dict[str, Any] = {"id": conv["id"], "lang": conv["lang"], "trend_lines": 0, "hits": 0, "gist": 0,
+                         "unlisted": 0,
                          "repeats": 0, "small_lines": 0, "small_captioned": 0, "greetings": 0,
                          "greetings_captioned": 0, "wrong": 0, "replaced": 0, "replaced_hit": 0, "by_clock": 0,
                          "misses": [],
@@ -245,6 +262,9 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
                            "decision": h.decision})
         r["replaced"] += h.decision.get("reason") == "replaced"
         if kind != "trend":
+            continue
+        if listed is not None and h.line["trend"] not in listed:
+            r["unlisted"] += 1
             continue
         r["trend_lines"] += 1
         for j in (i, i + 1):
@@ -289,7 +309,7 @@ def score(conv: dict[str, Any], heard: list[Heard]) -> dict[str, Any]:
     return r
 
 
-FIGURES = ("trend_lines", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
+FIGURES = ("trend_lines", "unlisted", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
            "greetings_captioned", "wrong", "replaced", "replaced_hit", "by_clock")
 
 
@@ -304,9 +324,12 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     devset = json.loads(args.devset.read_text(encoding="utf-8"))
     heard, topics = asyncio.run(hear_conversations(args, devset))
-    rows = [score(conv, h) for conv, h in zip(devset["conversations"], heard, strict=True)]
+    served = set(night_sources(args.day_dir, lists_of(args)))
+    listed = {t["id"] for t in devset["trends"] if any(i["source"] in served for i in t["items"])}
+    rows = [score(conv, h, listed) for conv, h in zip(devset["conversations"], heard, strict=True)]
     extra = {"dinners": asyncio.run(hear_dinners(args))} if args.dinners else {}
-    return {**extra, "day": devset["day"], "topics": topics, "gap_s": args.gap, "profile": args.profile,
+    return {**extra, "day": devset["day"], "lists": sorted(served), "topics": topics, "gap_s": args.gap,
+            "profile": args.profile,
             "gate": dataclasses.asdict(gate_policy(args.gate)),
             "conversations": rows, "total": totals(rows)}
 
@@ -354,8 +377,10 @@ async def hear_dinners(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def print_tables(result: dict[str, Any]) -> None:
-    print(f"festival {result['day']}: {result['topics']} topics indexed, lines {result['gap_s']:g} s apart, "
-          f"one session per conversation, profile {result['profile']}\n")
+    unlisted = result["total"]["all"]["unlisted"]
+    print(f"festival {result['day']} ({', '.join(result['lists'])}): {result['topics']} topics indexed, "
+          f"lines {result['gap_s']:g} s apart, one session per conversation, profile {result['profile']}"
+          + (f"; {unlisted} trend lines about no item of these lists left out" if unlisted else "") + "\n")
     print("| conversation | lang | trend hits | of them by the clock | gist on hits | repeats on cont "
           "| small talk captioned | greetings captioned | other wrong captions | replacements (of them hits) |\n"
           "|---|---|---|---|---|---|---|---|---|---|")
@@ -396,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="a festival night in ../shared (repeatable; default: every one there)")
     ap.add_argument("--devset", type=Path, default=None, help="a night in the shared format, with --day-dir")
     ap.add_argument("--day-dir", type=Path, default=None)
+    ap.add_argument("--lists", type=lambda v: [x.strip() for x in v.split(",") if x.strip()], default=None,
+                    metavar="A,B", help="serve only these of the night's lists (e.g. zhihu,douyin: a night whose "
+                                        "summaries are thin), as a service following only them would see it")
     ap.add_argument("--lines", action="store_true", help="also print every line's decision")
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")

@@ -58,3 +58,15 @@ def test_the_gist_is_the_captions_last_line_where_the_profile_has_room() -> None
                               profile="even-g1", summary=said, score=0.9, topic_id="baidu:a")
     assert caption.lines[0] == "主持人穿帮"
     assert "牌没对上" in caption.lines[-1] and "央视春晚播出" not in caption.text
+
+
+def test_a_summary_that_shares_nothing_with_the_storys_titles_is_no_gist() -> None:
+    """A Zhihu question's excerpt is often its asker's own musing: the story's other headline says more."""
+    lead = topic("zhihu", "z", "如何评价某魔术师在春晚表演的魔术？",
+                 summary="这应该跟有一个什么生日手机数字最后怎么着一样吧，就是不管怎么算，最后剩的都是这张。")
+    members = [lead, topic("douyin", "d", "魔术师春晚带观众集体变魔术"), topic("weibo", "w", "魔术师是什么原理")]
+    assert gist(lead, members, lambda _s, _o: False) == "魔术师春晚带观众集体变魔术"
+    # the same sentence naming what the headlines name is a gist
+    lead = topic("zhihu", "z", "如何评价某魔术师在春晚表演的魔术？",
+                 summary="全场观众跟着撕扑克牌，最后手里的半张都对上了，魔术师说这是数学。")
+    assert gist(lead, [lead, *members[1:]], lambda _s, _o: False) == lead.summary
