@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent.ranking import Ranked, Ranker, RankQuery
+from agent.ranking.lexical import tokenize
 from agent.ranking.scoring import Channel
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
 from agent.stories.linking import Story
@@ -24,8 +25,17 @@ STORY_FANOUT = 3
 its best, and a story rarely has more than three members near the top of one query."""
 
 
-def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k: int) -> list[Ranked]:
-    """The best-scored member of each story, in the ranker's order, at most `top_k`."""
+def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k: int,
+                  said: str | None = None) -> list[Ranked]:
+    """The best-scored member of each story, in the ranker's order, at most `top_k`.
+
+    `said`: the newest line of a conversation window. The window chose the story; the line just said
+    names which of its items to show: the member whose title shares the most of its terms, the best-scored
+    on a tie, at the story's score. In a window the older lines weigh in, so a story of the Gala's robots
+    led with the item about a chatbot driving them while the line said "醉拳" of another member
+    (docs/relevance.md, "The line just said picks the story's item")."""
+    ranked = list(ranked)
+    own = set(tokenize(said)) if said else set()
     seen: set[str] = set()
     out: list[Ranked] = []
     for r in ranked:
@@ -34,10 +44,23 @@ def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k
         if key in seen:
             continue
         seen.add(key)
+        if own and story is not None:
+            mates = [m for m in ranked if story_of.get(m.topic.id) is story]
+            if len(mates) > 1:
+                r = _named_by_the_line(r, mates, own)
         out.append(r)
         if len(out) == top_k:
             break
     return out
+
+
+def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str]) -> Ranked:
+    """Of a story's ranked members (best-scored first), the one whose title shares the most of `said`'s
+    terms, at the story's score (`best`'s)."""
+    shared = [len(said.intersection(tokenize(m.topic.title))) for m in members]
+    top = max(range(len(members)), key=lambda i: (shared[i], -i))
+    chosen = members[top]
+    return best if chosen is best else replace(chosen, score=best.score)
 
 
 @dataclass(frozen=True)
@@ -72,10 +95,10 @@ class StoryRanking:
     async def rank(self, q: RankQuery) -> list[Ranked]:
         """`q` ranked, one result per story: the ranker is asked for more, as members collapse."""
         raw = await self.ranker.rank(replace(q, top_k=q.top_k * STORY_FANOUT), related=self.related)
-        return one_per_story(raw, self.story_of, q.top_k)
+        return one_per_story(raw, self.story_of, q.top_k, q.latest)
 
     def rank_queries_sync(self, queries: Sequence[RankQuery], *, channels: Channel = "hybrid") -> list[list[Ranked]]:
         """Blocking `rank` over many queries, for the CLI, scripts and benches."""
         raw = self.ranker.rank_queries_sync([replace(q, top_k=q.top_k * STORY_FANOUT) for q in queries],
                                             channels=channels, related=self.related)
-        return [one_per_story(r, self.story_of, q.top_k) for q, r in zip(queries, raw, strict=True)]
+        return [one_per_story(r, self.story_of, q.top_k, q.latest) for q, r in zip(queries, raw, strict=True)]

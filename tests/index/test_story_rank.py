@@ -32,6 +32,25 @@ def test_each_story_once_at_its_best_member_in_the_rankers_order() -> None:
     assert one_per_story(raw, story_of, 1) == raw[:1]
 
 
+def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() -> None:
+    """Synthetic: the window's older lines put the robots story's chatbot item first; the line just said names
+    the drunken-fist act of another member, which the caption shows, at the story's score (what the gate
+    read). An English line shares no term with a Chinese title: the best-scored member stays."""
+    titles = [("douyin", "a", "大模型接上晚会机器人了"), ("baidu", "b", "机器人再登晚会 表演醉拳帅到起飞"),
+              ("baidu", "c", "烟花秀今晚开始")]
+    raw = []
+    for n, (source, item, title) in enumerate(titles):
+        t = Topic(source=source, item_id=item, title=title)
+        raw.append(Ranked(id=t.id, topic=t, score=0.6 - n / 10, components={}))
+    story = Story("c-1", (raw[0].topic, raw[1].topic), 0.0, ("douyin", "baidu"))
+    story_of = {t.id: story for t in story.members}
+    picked = one_per_story(raw, story_of, 2, said="刚才那帮机器人打醉拳你们看见没")
+    assert [r.id for r in picked] == ["baidu:b", "baidu:c"] and picked[0].score == raw[0].score
+    assert [r.id for r in one_per_story(raw, story_of, 2)] == ["douyin:a", "baidu:c"]
+    assert [r.id for r in one_per_story(raw, story_of, 2, said="those robots doing drunken fist")] == \
+        ["douyin:a", "baidu:c"]
+
+
 def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
     topics = [Topic(source="weibo", item_id="w1", title="华为发布Mate70系列 售价5499元起"),
               Topic(source="baidu", item_id="b1", title="华为Mate70系列正式发布 5499元起"),
