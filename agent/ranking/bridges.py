@@ -26,13 +26,13 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
 from .stopwords import BRIDGE_EDGE_EN
 
-__all__ = ["BRIDGES", "BRIDGE_BAR", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
+__all__ = ["AGREEING", "BRIDGES", "BRIDGE_BAR", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
            "dictionary", "english_words"]
 
 Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
@@ -49,6 +49,10 @@ BRIDGE_BAR = 0.2
 # weight: doubled, 苹果 and 香港 took English lines about English titles to Chinese ones
 # (docs/relevance.md, "A name weighs the same at any length").
 NAME_BIGRAMS = 2
+# A title holding this many things an English line names (each a phrase or a name, by a reading of two characters
+# or more), and first by the line's meaning over the whole index, passes the gate as the bridge bar would let it
+# (`ranker.agreeing_rows`, `scoring.score`).
+AGREEING = 2
 MAX_WORDS = 4  # the longest English phrase looked up
 MAX_HEADWORDS = 4  # Chinese words one phrase may bring (CEDICT's first entries for it)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -61,6 +65,7 @@ class BridgeTerms:
 
     text: Mapping[Bridge, str]  # space-separated Chinese words, to be tokenised as query terms
     phrases: Mapping[Bridge, tuple[str, ...]]
+    words_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # each phrase said -> its words
 
     def __bool__(self) -> bool:
         return any(self.text.values())
@@ -195,6 +200,7 @@ def bridge_terms(text: str, bridges: tuple[Bridge, ...] = BRIDGES) -> BridgeTerm
     book = dictionary()
     texts: dict[Bridge, str] = {}
     phrases: dict[Bridge, tuple[str, ...]] = {}
+    words_of: dict[str, tuple[str, ...]] = {}
     taken: set[str] = set()  # a phrase inside a longer one that matched is not looked up again
     for bridge in bridges:
         if bridge == "pinyin":
@@ -213,6 +219,7 @@ def bridge_terms(text: str, bridges: tuple[Bridge, ...] = BRIDGES) -> BridgeTerm
                 words.extend(found)
                 used.append(phrase)
                 taken.add(phrase)
+                words_of[phrase] = tuple(found)
         texts[bridge] = " ".join(dict.fromkeys(words))
         phrases[bridge] = tuple(used)
-    return BridgeTerms(texts, phrases)
+    return BridgeTerms(texts, phrases, words_of)

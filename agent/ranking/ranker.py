@@ -28,7 +28,17 @@ from ..metrics import timed
 from ..models import zh_or_en
 from ..text import HAN_CHAR
 from .batching import MicroBatcher
-from .bridges import BRIDGE_BAR, BRIDGES, NAME_BIGRAMS, WEIGHTS, Bridge, bridge_terms, dictionary, english_words
+from .bridges import (
+    AGREEING,
+    BRIDGE_BAR,
+    BRIDGES,
+    NAME_BIGRAMS,
+    WEIGHTS,
+    Bridge,
+    bridge_terms,
+    dictionary,
+    english_words,
+)
 from .cache import EmbeddingCache
 from .embedders import Embedder
 from .encoder import QueryEncoder, combine
@@ -236,14 +246,15 @@ class Ranker:
         profile = self.profile
         latest = q.latest
         line = latest or parts[-1][0]
-        bridged, said = self._bridged(line, snapshot)
+        bridged, said, landings = self._bridged(line, snapshot)
+        agreeing = agreeing_rows(snapshot, landings)
         scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged,
-                       bridge_bar=self.bridge_bar)
+                       bridge_bar=self.bridge_bar, agreeing=agreeing)
         allowed = None
         if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
             alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
-                          bridge_bar=self.bridge_bar)
+                          bridge_bar=self.bridge_bar, agreeing=agreeing)
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
             keep = {r.id for r in about}
             if related is not None:
@@ -260,28 +271,40 @@ class Ranker:
     def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
         return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
 
-    def _bridged(self, line: str, snapshot: IndexSnapshot) -> tuple[dict[str, float], dict[str, Bridge]]:
-        """The Chinese query terms an English line names (`bridges.py`), and each term's bridge."""
+    def _bridged(self, line: str, snapshot: IndexSnapshot) -> tuple[dict[str, float], dict[str, Bridge], Landings]:
+        """The Chinese query terms an English line names (`bridges.py`), each term's bridge, and per thing
+        the line names (a phrase, a name) the readings of it a title must hold to hold it (`agreeing_rows`)."""
         if not self.bridges or zh_or_en(line) != "en":
-            return {}, {}
+            return {}, {}, []
         # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
+        landings: Landings = []
         people = dictionary().people
-        for bridge, text in bridge_terms(line, self.bridges).text.items():
+        said = bridge_terms(line, self.bridges)
+        for bridge, text in said.text.items():
             for word in text.split():
                 # Han terms only: a headword's Latin part (卡拉OK) would match the English titles themselves
                 grams = [t for t in tokenize(word) if HAN_CHAR.match(t)]
                 made.append((bridge, grams, len(grams) if bridge == "cedict-name" and word in people else 0))
+        for words in said.words_of.values():
+            # a one-character headword (狗 of "dog", 要 of "need") sits inside half the titles: no landing
+            readings = [(tuple(grams), len(grams)) for w in words
+                        if len(HAN_CHAR.findall(w)) >= 2 and (grams := [t for t in tokenize(w) if HAN_CHAR.match(t)])]
+            if readings:
+                landings.append(readings)
         if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`)
             self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
             english = english_words()
-            made.extend(("pinyin", grams, places) for grams, places in self.pinyin.names(line, english))
+            for grams, places in self.pinyin.names(line, english):
+                made.append(("pinyin", grams, places))
+                landings.append([(tuple(grams), places)])  # every place between its syllables read
             for run in self.pinyin.spelt(line, english):
                 if _stands_in_a_headline(run, snapshot):
                     grams = [a + b for a, b in zip(run, run[1:], strict=False)]
                     made.append(("pinyin", grams, len(grams)))
+                    landings.append([(tuple(grams), len(grams))])
         terms: dict[str, float] = {}
-        said: dict[str, Bridge] = {}
+        carried: dict[str, Bridge] = {}
         lexical = snapshot.lexical
         once = math.log(1.0 + (lexical.n - 0.5) / 1.5) if lexical.n else 0.0  # the IDF of a term held once
         for bridge, grams, places in made:
@@ -293,8 +316,39 @@ class Ranker:
                 w = weight * (once / idf) if idf > 0 else weight
                 if w > terms.get(term, 0.0):
                     terms[term] = w
-                    said[term] = bridge
-        return terms, said
+                    carried[term] = bridge
+        return terms, carried, landings
+
+
+#: Per thing an English line names, its readings: (the bigrams of one, how many of them a title must hold).
+Landings = list[list[tuple[tuple[str, ...], int]]]
+
+
+def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | None:
+    """The titles that hold `AGREEING` or more of the things an English line names, each by one of its readings
+    (None when there are none). Bridged terms are weighed by their IDF, which a night's short lists shrink:
+    机器人 is in a tenth of 2026-02-16's titles, so "robots doing kung fu" reached 机器人中国功夫夯爆了 under the
+    bridge bar; a headline holding both things is agreement no term's weight measures. `scoring.score`
+    counts it only for the title the line's meaning ranks first (small talk names two things a headline
+    holds too, "my son's maths homework", rarely the one its meaning is nearest)."""
+    n = len(snapshot)
+    if len(landings) < AGREEING or not n:
+        return None
+    lexical = snapshot.lexical
+    landed: list[np.ndarray] = []  # per thing, the rows holding it: postings are short, the index is not
+    for readings in landings:
+        rows = []
+        for grams, need in readings:
+            found, held = np.unique(np.concatenate([lexical.rows(g) for g in set(grams)]), return_counts=True)
+            rows.append(found[held >= need])
+        landed.append(np.unique(np.concatenate(rows)))
+    found, things = np.unique(np.concatenate(landed), return_counts=True)
+    found = found[things >= AGREEING]
+    if not len(found):
+        return None
+    agree = np.zeros(n, dtype=bool)
+    agree[found] = True
+    return agree
 
 
 def _stands_in_a_headline(run: str, snapshot: IndexSnapshot) -> bool:

@@ -258,13 +258,16 @@ def _lexical(snapshot: IndexSnapshot, parts: list[tuple[str, float]], bridged: M
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
-          bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0) -> Scores:
+          bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0,
+          agreeing: np.ndarray | None = None) -> Scores:
     """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
 
     `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's.
     `bridged`: query terms in the other language that the line names (`bridges.py`), weighted; a
     topic passes the gate on them alone when their lexical evidence, read with the Chinese lexical
-    scale, reaches `bridge_bar` (fitted per language pair, `bridges.BRIDGE_BAR`)."""
+    scale, reaches `bridge_bar` (fitted per language pair, `bridges.BRIDGE_BAR`), or when its title holds
+    several things the line names (`agreeing`, a row mask: `ranker.agreeing_rows`) and the dense channel
+    ranks it first."""
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
@@ -301,9 +304,21 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         shift = profile.gate_threshold(lang, n, "hybrid") - bridge_bar
         held = relevance if evidence is None else evidence
         evidence = np.where(bridged_lex > 0, np.maximum(held, bridged_lex + shift), held).astype(np.float32)
+        if agreeing is not None:
+            # the title holding several things the line names, when the line's meaning ranks it first too,
+            # passes as if its bridged terms had reached the bar (without a model nothing confirms the words)
+            agreeing = agreeing & (bridged_lex > 0) & (dense >= dense.max())
+            evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
+                                evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
         evidence = _sharing_a_word(relevance if evidence is None else evidence, lex, snapshot.cjk)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
+
+
+def _at_least(value: float) -> np.float32:
+    """The least float32 not under `value`: evidence set to a bar must not round below it."""
+    f = np.float32(value)
+    return f if float(f) >= value else np.nextafter(f, np.float32(np.inf))
 
 
 def _sharing_a_word(evidence: np.ndarray, lex: np.ndarray, cjk: np.ndarray) -> np.ndarray:

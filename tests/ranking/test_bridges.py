@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
 from agent.ranking.bridges import bridge_terms
+from agent.ranking.ranker import agreeing_rows
+from agent.ranking.scoring import score
 from agent.ranking.pinyin_names import PinyinNames, syllables
 
 from .conftest import relevance_query
@@ -119,3 +123,53 @@ async def test_a_person_told_of_by_many_items_is_named_as_strongly_as_one_told_o
         assert found and found[0].topic.item_id.startswith(who), line
         evidence[who] = found[0].components["lexical"]
     assert evidence["wf"] >= 0.95 * evidence["lj"], evidence
+
+
+# Synthetic headlines of a night's short lists: robots in several, kung fu in several, one holds both.
+NIGHT = [("baidu", "r1", "机器人登台扭秧歌"), ("douyin", "r2", "大模型接上晚会机器人"), ("baidu", "r3", "机器人概念股大涨"),
+         ("baidu", "k1", "少林功夫走进校园"), ("douyin", "k2", "功夫熊猫新片定档"), ("douyin", "rk", "机器人中国功夫夯爆了"),
+         ("baidu", "x1", "今晚烟花秀直播"), ("douyin", "x2", "除夕年夜饭吃什么"), ("baidu", "x3", "春运返程高峰")]
+
+
+def _landed(ranker: Ranker, line: str) -> list[str]:
+    agree = agreeing_rows(ranker.snapshot, ranker._bridged(line, ranker.snapshot)[2])
+    return [] if agree is None else [e.topic.title for e, yes in zip(ranker.snapshot.entries, agree, strict=True) if yes]
+
+
+def test_two_things_an_english_line_names_land_together_where_one_headline_holds_both() -> None:
+    """"robots" and "kung fu" land together in one headline; one of them alone, or a one-character headword
+    (狗 of "dog", 要 of "needs": inside half the titles), lands nowhere together."""
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in NIGHT])
+    assert _landed(ranker, "Wait, are those robots doing kung fu on stage?") == ["机器人中国功夫夯爆了"]
+    assert _landed(ranker, "My robot vacuum got stuck under the sofa again") == []
+    dog = Ranker(HashEmbedder(), [Topic(source="douyin", item_id="d", title="狗狗过年要穿新衣")])
+    assert _landed(dog, "our dog needs a red outfit") == []
+
+
+def _faintly_like(matrix: np.ndarray, row: int) -> np.ndarray:
+    """A query vector nearest to `row`'s title of all, yet far from it: the title plus a direction no title
+    has, ten times as long (a meaning the dense gate alone would not pass)."""
+    rng = np.random.default_rng(0)
+    away = rng.standard_normal(matrix.shape[1]).astype(np.float32)
+    basis, _ = np.linalg.qr(matrix.T)
+    away -= basis @ (basis.T @ away)
+    q = matrix[row] + 10 * away / np.linalg.norm(away)
+    return (q / np.linalg.norm(q)).astype(np.float32)
+
+
+def test_a_headline_holding_two_things_passes_the_gate_when_the_lines_meaning_ranks_it_first() -> None:
+    """Its bridged terms weigh little (each thing is in a third of the titles); the agreement lifts it to the
+    gate, but only for the title the dense channel ranks first, and never without a model."""
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in NIGHT])
+    snapshot, profile = ranker.snapshot, ranker.profile
+    parts = [("Wait, are those robots doing kung fu on stage?", 1.0)]
+    bridged = {"机器": 0.05, "器人": 0.05, "功夫": 0.05}  # weights that leave every row under the bar
+    agree = agreeing_rows(snapshot, [[(("机器", "器人"), 2)], [(("功夫",), 1)]])
+    row = [e.topic.title for e in snapshot.entries].index("机器人中国功夫夯爆了")
+    bar = profile.gate_threshold("en", len(snapshot), "hybrid")
+    near, far = _faintly_like(snapshot.matrix, row), _faintly_like(snapshot.matrix, 8)
+    for qvec, mask, passes in ((near, None, False), (near, agree, True), (far, agree, False)):
+        scores = score(snapshot, profile, qvec, parts, bridged=bridged, bridge_bar=0.9, agreeing=mask)
+        assert bool(scores.gate_evidence[row] >= bar) == passes
+    lexical_only = score(snapshot, profile, None, parts, bridged=bridged, bridge_bar=0.9, agreeing=agree)
+    assert lexical_only.gate_evidence[row] < profile.gate_threshold("en", len(snapshot), "lexical")

@@ -26,11 +26,12 @@ pytestmark = pytest.mark.slow
 #: English 3 -> 4 of 5, the gist 10 -> 12; and with a summary that shares no word with its story's headlines
 #: no gist (a Zhihu asker's musing under 刘谦's act), the gist 12 -> 13. 2026-02-16 moved with the story's item
 #: picked by the line just said (the robots' drunken fist, not the chatbot driving them): hits 21 -> 22,
-#: Chinese 17 -> 18, the gist 19 -> 20.
+#: Chinese 17 -> 18, the gist 19 -> 20; and with two things an English line names agreeing in the headline its
+#: meaning ranks first (the robots' kung fu, Yiwu's international sub-venue): hits 22 -> 23, English 4 -> 5.
 FLOORS = {
     "2024-02-09": {"trend_lines": 20, "hits": 17, "zh_hits": 13, "en_hits": 4, "gist": 13, "small": 0,
                    "greetings": 1, "repeats": 1, "flicker": 1},
-    "2026-02-16": {"trend_lines": 25, "hits": 22, "zh_hits": 18, "en_hits": 4, "gist": 20, "small": 1,
+    "2026-02-16": {"trend_lines": 25, "hits": 23, "zh_hits": 18, "en_hits": 5, "gist": 20, "small": 1,
                    "greetings": 0, "repeats": 0, "flicker": 0},
 }
 
