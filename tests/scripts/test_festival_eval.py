@@ -90,3 +90,23 @@ def test_the_display_yields_to_new_memes_without_flicker(night: tuple[dict, dict
     result, floor = night
     total = result["total"]["all"]
     assert total["replaced"] - total["replaced_hit"] <= floor["flicker"]
+
+
+#: A night replayed on two of its lists (`--lists`): Zhihu and Douyin carry titles and a few excerpts, the
+#: shape of a held-out night whose gist had to come from another platform's title (docs/relevance.md, "The
+#: gist on a night of thin lists"). Floors at what the eval printed when they were set.
+THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 16, "gist": 6, "small": 2, "greetings": 1}}
+
+
+@pytest.mark.parametrize(("day", "lists"), sorted(THIN))
+def test_a_night_of_thin_lists_still_captions_its_memes_and_says_what_some_are(day: str, lists: str) -> None:
+    devset, day_dir = festival.night_paths(day)
+    if not devset.is_file() or not day_dir.is_dir():
+        unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
+    args = argparse.Namespace(gap=festival.GAP_S, profile="even-g1", embedder=None, devset=devset,
+                              day_dir=day_dir, gate=[], dinners=False, lists=lists.split(","))
+    total = festival.evaluate(args)["total"]["all"]
+    floor = THIN[day, lists]
+    assert total["trend_lines"] == floor["trend_lines"]  # the line about no item of these lists is left out
+    assert total["hits"] >= floor["hits"] and total["gist"] >= floor["gist"]
+    assert total["small_captioned"] <= floor["small"] and total["greetings_captioned"] <= floor["greetings"]
