@@ -7,9 +7,9 @@ import numpy as np
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
 from agent.ranking.bridges import bridge_terms
+from agent.ranking.pinyin_names import PinyinNames, syllables
 from agent.ranking.ranker import agreeing_rows
 from agent.ranking.scoring import score
-from agent.ranking.pinyin_names import PinyinNames, syllables
 
 from .conftest import relevance_query
 
@@ -126,14 +126,16 @@ async def test_a_person_told_of_by_many_items_is_named_as_strongly_as_one_told_o
 
 
 # Synthetic headlines of a night's short lists: robots in several, kung fu in several, one holds both.
-NIGHT = [("baidu", "r1", "机器人登台扭秧歌"), ("douyin", "r2", "大模型接上晚会机器人"), ("baidu", "r3", "机器人概念股大涨"),
-         ("baidu", "k1", "少林功夫走进校园"), ("douyin", "k2", "功夫熊猫新片定档"), ("douyin", "rk", "机器人中国功夫夯爆了"),
+NIGHT = [("baidu", "r1", "机器人登台扭秧歌"), ("douyin", "r2", "大模型接上晚会机器人"),
+         ("baidu", "r3", "机器人概念股大涨"), ("baidu", "k1", "少林功夫走进校园"),
+         ("douyin", "k2", "功夫熊猫新片定档"), ("douyin", "rk", "机器人中国功夫夯爆了"),
          ("baidu", "x1", "今晚烟花秀直播"), ("douyin", "x2", "除夕年夜饭吃什么"), ("baidu", "x3", "春运返程高峰")]
 
 
 def _landed(ranker: Ranker, line: str) -> list[str]:
-    agree = agreeing_rows(ranker.snapshot, ranker._bridged(line, ranker.snapshot)[2])
-    return [] if agree is None else [e.topic.title for e, yes in zip(ranker.snapshot.entries, agree, strict=True) if yes]
+    snapshot = ranker.snapshot
+    agree = agreeing_rows(snapshot, ranker._bridged(line, snapshot)[2])
+    return [] if agree is None else [e.topic.title for e, yes in zip(snapshot.entries, agree, strict=True) if yes]
 
 
 def test_two_things_an_english_line_names_land_together_where_one_headline_holds_both() -> None:
