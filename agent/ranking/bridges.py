@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -82,7 +83,10 @@ _PLACE = re.compile(r"\b(?:province|Autonomous Region|municipality|(?:sub)?provi
 
 
 def _key(phrase: str) -> str:
-    return " ".join(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(phrase.lower().replace("’", "'")))
+    # a gloss writes a name with its accents ("Kōbe", "Asunción"), a speaker's transcript without
+    plain = unicodedata.normalize("NFKD", phrase.lower().replace("’", "'"))
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    return " ".join(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(plain))
 
 
 class _Dictionary:
@@ -93,6 +97,7 @@ class _Dictionary:
         self.names: dict[str, list[str]] = {}
         self.words: dict[str, list[str]] = {}
         self._surnames: dict[str, list[tuple[int, str]]] = defaultdict(list)  # "messi" -> 梅西
+        self._parts: dict[str, set[str]] = defaultdict(set)  # "lakers" -> {湖人, 洛杉矶湖人}
         self._syllables: set[str] = set()
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
@@ -103,6 +108,7 @@ class _Dictionary:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
         self._headwords.add(simplified)
         heads = [h for h in (_abbreviation(d) for d in definitions) if h]
+        foreigner = "·" in simplified or any("·" in d for d in definitions)  # a transliterated full name
         for rank, gloss in enumerate(definitions[:3]):  # a headword's first senses are the ones people mean
             m = _HEAD.match(re.sub(r"^\([^)]*\)\s*", "", gloss.strip()))
             if m is None:
@@ -124,6 +130,12 @@ class _Dictionary:
                 if name and _PERSON.search(gloss) and len(key.split()) >= 2:
                     # "Lionel Messi (1987-)": "Messi" alone names him (where `finish` allows it)
                     self._surnames[key.split()[-1]].append((rank + 1, word))
+                elif name and rank == 0 and len(key.split()) >= 2 and foreigner:
+                    # "Kobe Bryant" (abbr. for 科比·布莱恩特): a foreign person's given name that names nobody
+                    # else ("Kobe") names them alone too (where `finish` allows it); not a word of any name
+                    # ("Gala" of "Spring Festival Gala" is in every title of the night)
+                    for part in set(key.split()):
+                        self._parts[part].add(word)
 
     def finish(self) -> None:
         # a surname alone names a person only where it is no English word ("the Great") and no
@@ -132,6 +144,13 @@ class _Dictionary:
             if surname not in self._words and surname not in self._syllables and len(surname) >= 4:
                 self._names[surname].extend(found)
         self._surnames.clear()
+        # a word of a longer name names it alone when it is of one name only (a headword and its abbreviation)
+        # and is no English word or pinyin syllable ("Angeles" is of several); beside the name it is itself
+        # ("Kobe": the city, then Kobe Bryant)
+        for part, heads in self._parts.items():
+            if len(heads) <= 2 and part not in self._words and part not in self._syllables and len(part) >= 4:
+                self._names[part].extend((1, w) for w in sorted(heads))
+        self._parts.clear()
         self.headwords = frozenset(self._headwords)  # one copy: `frozenset()` of a frozenset is itself
         self._headwords.clear()
         for raw, done in ((self._names, self.names), (self._words, self.words)):

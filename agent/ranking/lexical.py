@@ -25,6 +25,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -236,8 +237,9 @@ class BM25Index:
         df = int(np.count_nonzero(self._slot_row[post[0]] >= 0))
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5)) if df else 0.0
 
-    def scores(self, terms: Mapping[str, float] | str) -> np.ndarray:
-        """BM25 score of every document for weighted query `terms` (or a raw query string)."""
+    def scores(self, terms: Mapping[str, float] | str, whole: AbstractSet[str] = frozenset()) -> np.ndarray:
+        """BM25 score of every document for weighted query `terms` (or a raw query string). A short
+        document holding a term of `whole` (a person's name) needs no other to score."""
         if isinstance(terms, str):
             terms = query_terms([(terms, 1.0)])
         out = np.zeros(self.n, dtype=np.float32)
@@ -256,6 +258,6 @@ class BM25Index:
             idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
             norm = k1 * (1.0 - b + b * self._slot_len[post[0][live]] / self._avgdl)
             out[rows] += np.float32(qw * idf) * (tf * (k1 + 1.0) / (tf + norm))  # a slot appears once per posting
-            shared[rows] += 1
+            shared[rows] += SHORT_MIN_SHARED if term in whole else 1
         out[shared < self._need] = 0.0  # a short document needs enough of its terms (the module docstring says why)
         return out

@@ -66,9 +66,20 @@ def syllables(word: str) -> list[str] | None:
     return best[len(word)]
 
 
+@cache
+def _readings(char: str, usual: str) -> tuple[str, ...]:
+    """Every toneless reading of a Han character, the one read in context (`usual`) first."""
+    from pypinyin import Style, pinyin
+
+    found = pinyin(char, style=Style.NORMAL, heteronym=True)
+    others = [r for r in (found[0] if found else ()) if r != usual and r.isascii() and r.isalpha()]
+    return (usual, *others)
+
+
 def _read_as_pinyin(said: list[str], english: AbstractSet[str]) -> list[list[str] | None]:
-    """Each word's syllables where it is read as pinyin: a word no English word, or a capitalised surname
-    that is one (Zhang, Sun, Tan: a length, a star, a colour) next to such a word ("Zhang Ruonan")."""
+    """Each word's syllables where it is read as pinyin: a word no English word, a capitalised surname
+    that is one (Zhang, Sun, Tan: a length, a star, a colour) next to such a word ("Zhang Ruonan"), or a
+    capitalised given name that is one (a city's: Yichun) after such a surname ("Shan Yichun")."""
     words = [w.lower() for w in said]
     cuts = [syllables(w) if len(w) >= 2 else None for w in words]
     strict = [c is not None and w not in english for w, c in zip(words, cuts, strict=True)]
@@ -76,7 +87,9 @@ def _read_as_pinyin(said: list[str], english: AbstractSet[str]) -> list[list[str
     for i, (word, cut) in enumerate(zip(said, cuts, strict=True)):
         beside = (i > 0 and strict[i - 1]) or (i + 1 < len(said) and strict[i + 1])
         surname = cut is not None and len(cut) == 1 and word[:1].isupper() and beside
-        out.append(cut if strict[i] or surname else None)
+        after = i > 0 and strict[i - 1] and len(cuts[i - 1] or ()) == 1 and said[i - 1][:1].isupper()
+        given = cut is not None and len(cut) == 2 and word[:1].isupper() and after
+        out.append(cut if strict[i] or surname or given else None)
     return out
 
 
@@ -110,6 +123,10 @@ class PinyinNames:
                     key = "".join(read)
                     self._read[term] = key
                     self._terms[key].add(term)
+                    if len(read) == 2:  # a surname read its own way (单 shan, 曾 zeng, 朴 piao) names too;
+                        # a given name's character keeps the reading in context (可 as ge made 胡可 "Hu Ge")
+                        for a in _readings(term[0], read[0])[1:]:
+                            self._terms[a + read[1]].add(term)
                     if len(read) == 2:
                         first, second = skeleton(read[0]), skeleton(read[1])
                         if first and second:  # a character that sounds no consonant is in no name read so
@@ -125,13 +142,18 @@ class PinyinNames:
         run: list[str] = []
         words = 0
         runs: list[tuple[list[str], int]] = []
-        for cut in _read_as_pinyin(_NAME_WORD.findall(line), english):
-            if cut:
-                run.extend(cut)
-                words += 1
-            elif run:
+        said = _NAME_WORD.findall(line)
+        capital = False  # the case of the run's first word
+        for word, cut in zip(said, _read_as_pinyin(said, english), strict=True):
+            if run and (not cut or word[:1].isupper() != capital):
+                # a name written with capitals ends where they do: "Zhang Ruonan wore" is no five-syllable name
                 runs.append((run, words))
                 run, words = [], 0
+            if cut:
+                if not run:
+                    capital = word[:1].isupper()
+                run.extend(cut)
+                words += 1
         if run:
             runs.append((run, words))
         out: list[tuple[list[str], int]] = []

@@ -246,15 +246,15 @@ class Ranker:
         profile = self.profile
         latest = q.latest
         line = latest or parts[-1][0]
-        bridged, said, landings = self._bridged(line, snapshot)
+        bridged, said, landings, named = self._bridged(line, snapshot)
         agreeing = agreeing_rows(snapshot, landings)
         scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged,
-                       bridge_bar=self.bridge_bar, agreeing=agreeing)
+                       bridge_bar=self.bridge_bar, agreeing=agreeing, named=named)
         allowed = None
         if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
             alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
-                          bridge_bar=self.bridge_bar, agreeing=agreeing)
+                          bridge_bar=self.bridge_bar, agreeing=agreeing, named=named)
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
             keep = {r.id for r in about}
             if related is not None:
@@ -271,11 +271,13 @@ class Ranker:
     def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
         return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
 
-    def _bridged(self, line: str, snapshot: IndexSnapshot) -> tuple[dict[str, float], dict[str, Bridge], Landings]:
-        """The Chinese query terms an English line names (`bridges.py`), each term's bridge, and per thing
-        the line names (a phrase, a name) the readings of it a title must hold to hold it (`agreeing_rows`)."""
+    def _bridged(self, line: str, snapshot: IndexSnapshot
+                 ) -> tuple[dict[str, float], dict[str, Bridge], Landings, frozenset[str]]:
+        """The Chinese query terms an English line names (`bridges.py`), each term's bridge, per thing
+        the line names (a phrase, a name) the readings of it a title must hold to hold it (`agreeing_rows`),
+        and the terms of the people it names (a short title holding one needs no other term to match)."""
         if not self.bridges or zh_or_en(line) != "en":
-            return {}, {}, []
+            return {}, {}, [], frozenset()
         # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
         landings: Landings = []
@@ -305,6 +307,7 @@ class Ranker:
                     landings.append([(tuple(grams), len(grams))])
         terms: dict[str, float] = {}
         carried: dict[str, Bridge] = {}
+        named: set[str] = set()
         lexical = snapshot.lexical
         once = math.log(1.0 + (lexical.n - 0.5) / 1.5) if lexical.n else 0.0  # the IDF of a term held once
         for bridge, grams, places in made:
@@ -317,7 +320,9 @@ class Ranker:
                 if w > terms.get(term, 0.0):
                     terms[term] = w
                     carried[term] = bridge
-        return terms, carried, landings
+                if places == 1:  # a two-character name: its one bigram is the whole name
+                    named.add(term)
+        return terms, carried, landings, frozenset(named)
 
 
 #: Per thing an English line names, its readings: (the bigrams of one, how many of them a title must hold).

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -225,9 +226,10 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
     return ((cos - mu) / (np.maximum(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
 
 
-def _saturated(snapshot: IndexSnapshot, terms: Mapping[str, float], tau: float) -> np.ndarray:
+def _saturated(snapshot: IndexSnapshot, terms: Mapping[str, float], tau: float,
+               named: AbstractSet[str] = frozenset()) -> np.ndarray:
     """The lexical channel: BM25 of `terms` against every topic, saturated to [0, 1) at scale `tau`."""
-    return (1.0 - np.exp(-snapshot.lexical.scores(terms) / tau)).astype(np.float32)
+    return (1.0 - np.exp(-snapshot.lexical.scores(terms, named) / tau)).astype(np.float32)
 
 
 def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSnapshot,
@@ -248,18 +250,18 @@ def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSn
 
 
 def _lexical(snapshot: IndexSnapshot, parts: list[tuple[str, float]], bridged: Mapping[str, float] | None,
-             tau: float) -> np.ndarray:
+             tau: float, named: AbstractSet[str] = frozenset()) -> np.ndarray:
     """Saturated BM25 of the line's terms, each bridged term at its weight if that is higher."""
     terms = query_terms(parts)
     for term, weight in (bridged or {}).items():
         terms[term] = max(terms.get(term, 0.0), weight)
-    return _saturated(snapshot, terms, tau) if terms else np.zeros(len(snapshot), dtype=np.float32)
+    return _saturated(snapshot, terms, tau, named) if terms else np.zeros(len(snapshot), dtype=np.float32)
 
 
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
           bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0,
-          agreeing: np.ndarray | None = None) -> Scores:
+          agreeing: np.ndarray | None = None, named: AbstractSet[str] = frozenset()) -> Scores:
     """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
 
     `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's.
@@ -267,7 +269,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     topic passes the gate on them alone when their lexical evidence, read with the Chinese lexical
     scale, reaches `bridge_bar` (fitted per language pair, `bridges.BRIDGE_BAR`), or when its title holds
     several things the line names (`agreeing`, a row mask: `ranker.agreeing_rows`) and the dense channel
-    ranks it first."""
+    ranks it first. `named`: the bridged terms that are a person's whole name, which a short title holding
+    one matches on alone (`BM25Index.scores`)."""
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
@@ -280,13 +283,13 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
         if profile.calibration == "topic":
             topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
-    lex = (_lexical(snapshot, parts, bridged, cal.lexical_tau) if (channels != "dense" or not use_dense) and n
+    lex = (_lexical(snapshot, parts, bridged, cal.lexical_tau, named) if (channels != "dense" or not use_dense) and n
            else np.zeros(n, dtype=np.float32))
     bridged_lex = None
     if bridged and n and lang != "zh":
         # the Chinese terms an English line names (bridges.py), on the Chinese lexical scale; their
         # own bar (`bridge_bar`) is moved onto this language's threshold below
-        bridged_lex = _saturated(snapshot, dict(bridged), profile.lang("zh").lexical_tau)
+        bridged_lex = _saturated(snapshot, dict(bridged), profile.lang("zh").lexical_tau, named)
     if not use_dense:
         if bridged_lex is not None:  # rows the bridged terms reach only
             lex = np.where(bridged_lex > 0, np.maximum(lex, bridged_lex + (cal.gate_lexical - bridge_bar)), lex)

@@ -49,6 +49,44 @@ def test_a_surname_that_is_also_an_english_word_is_read_as_pinyin_beside_a_given
     assert _terms(names, "the sun is out and Sun is out", english=english) == []
 
 
+def test_a_name_written_in_capitals_ends_where_they_do() -> None:
+    """"wore" is no word of the dictionary and reads as pinyin (wo re): run on after "Zhang Ruonan" it made a
+    five-syllable name whose every bigram weighed half. Capitals mark a name; an uncased line reads on."""
+    names = PinyinNames()
+    names.refresh(["章若", "若楠", "我热"], owner=1)
+    english = {"that", "cardigan"}
+    assert names.names("that cardigan Zhang Ruonan wore", english) == [(["章若", "若楠"], 2)]
+    assert names.names("that cardigan zhang ruonan wore", english) == [(["章若", "若楠", "我热"], 4)]
+
+
+def test_a_surname_read_its_own_way_and_a_given_name_that_is_a_city_read_as_the_name() -> None:
+    """单 reads dan in a word and shan as a surname; "Yichun" is a city to the dictionary. "Shan Yichun"
+    is 单依纯 (synthetic titles); a given name's other readings stay out (可 as ge would make 胡可 "Hu Ge")."""
+    names = PinyinNames()
+    names.refresh(["单依", "依纯", "胡可", "胡歌"], owner=1)
+    english = {"yichun", "song", "s"}
+    assert _terms(names, "Shan Yichun's song", english) == ["单依", "依纯"]
+    assert _terms(names, "yichun", english) == []  # lower-case and alone, the city
+    assert _terms(names, "Hu Ge sang", {"sang"}) == ["胡歌"]
+
+
+def test_a_foreign_persons_given_name_names_them_and_a_glosss_accents_do_not_hide_a_name() -> None:
+    """CC-CEDICT has 科比 for "Kobe Bryant" and 神户 for "Kōbe": "Kobe" said alone names both. A word of a
+    longer name that is no person's ("Gala" of "Spring Festival Gala") names nothing alone."""
+    kobe = bridge_terms("they unveiled Kobe's first statue").text["cedict-name"].split()
+    assert "科比" in kobe and "神户" in kobe
+    assert "春晚" not in bridge_terms("did you see the Gala stage").text.get("cedict-name", "")
+
+
+async def test_an_english_line_naming_someone_reaches_a_short_headline_of_their_name() -> None:
+    """A short title needs two of its terms to match (lexical.py); a two-character name is one bigram, so an
+    English line naming 肖战 reached no "肖战龙头帽" (synthetic titles). The whole name is enough."""
+    entries = ENTRIES + [("baidu", "xz", "肖战龙头帽"), ("weibo", "xy", "战斗民族过春节")]
+    ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    found = await ranker.rank(relevance_query("Xiao Zhan in that dragon head hat, so cute.", top_k=1, gate=True))
+    assert found and found[0].topic.title == "肖战龙头帽" and found[0].bridge == "pinyin"
+
+
 def test_a_name_spelt_in_another_romanisation_reads_as_the_characters_that_sound_like_it() -> None:
     """"Dilraba" is no pinyin (迪丽热巴 reads di li re ba): its consonants d-l-r-b are the pinyin's, in order.
     A short word (m-s-k) names no run, and y and w, which pinyin writes for a vowel, count as none."""
