@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import threading
-import unicodedata
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -83,10 +82,7 @@ _PLACE = re.compile(r"\b(?:province|Autonomous Region|municipality|(?:sub)?provi
 
 
 def _key(phrase: str) -> str:
-    # a gloss writes a name with its accents ("Kōbe", "Asunción"), a speaker's transcript without
-    plain = unicodedata.normalize("NFKD", phrase.lower().replace("’", "'"))
-    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
-    return " ".join(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(plain))
+    return " ".join(w[:-2] if w.endswith("'s") else w for w in _WORD.findall(phrase.lower().replace("’", "'")))
 
 
 class _Dictionary:
@@ -145,10 +141,10 @@ class _Dictionary:
                 self._names[surname].extend(found)
         self._surnames.clear()
         # a word of a longer name names it alone when it is of one name only (a headword and its abbreviation)
-        # and is no English word or pinyin syllable ("Angeles" is of several); beside the name it is itself
-        # ("Kobe": the city, then Kobe Bryant)
+        # and is no English word, pinyin syllable or name of its own ("Paris" is the city, not Paris Hilton)
         for part, heads in self._parts.items():
-            if len(heads) <= 2 and part not in self._words and part not in self._syllables and len(part) >= 4:
+            if len(heads) <= 2 and part not in self._names and part not in self._words \
+                    and part not in self._syllables and len(part) >= 4:
                 self._names[part].extend((1, w) for w in sorted(heads))
         self._parts.clear()
         self.headwords = frozenset(self._headwords)  # one copy: `frozenset()` of a frozenset is itself

@@ -41,6 +41,7 @@ import numpy as np
 from ..models import zh_or_en
 from .lexical import query_terms
 from .snapshot import IndexSnapshot
+from .stopwords import ZH_PARTICLES
 
 __all__ = [
     "PROFILES",
@@ -314,7 +315,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
-        evidence = _sharing_a_word(relevance if evidence is None else evidence, lex, snapshot.cjk)
+        words = _words_shared(snapshot, parts, lex)
+        evidence = _sharing_a_word(relevance if evidence is None else evidence, words, snapshot.cjk)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
 
 
@@ -322,6 +324,16 @@ def _at_least(value: float) -> np.float32:
     """The least float32 not under `value`: evidence set to a bar must not round below it."""
     f = np.float32(value)
     return f if float(f) >= value else np.nextafter(f, np.float32(np.inf))
+
+
+def _words_shared(snapshot: IndexSnapshot, parts: list[tuple[str, float]], lex: np.ndarray) -> np.ndarray:
+    """The lexical evidence of the line's terms that are words: a bigram across a particle's seam (的春 of
+    "今年的春联" and of "以前的春晚") is in both texts without either saying the other's word."""
+    terms = query_terms(parts)
+    words = {t: w for t, w in terms.items() if not (set(t) & ZH_PARTICLES)}
+    if len(words) == len(terms):
+        return lex
+    return snapshot.lexical.scores(words) if words else np.zeros(len(snapshot), dtype=np.float32)
 
 
 def _sharing_a_word(evidence: np.ndarray, lex: np.ndarray, cjk: np.ndarray) -> np.ndarray:

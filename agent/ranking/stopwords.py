@@ -10,7 +10,7 @@ characters of grammar a bigram of an everyday phrase may not hold.
 
 from __future__ import annotations
 
-__all__ = ["BRIDGE_EDGE_EN", "CORE_EN", "QUERY_EN", "ZH_FUNCTION_CHARS", "ZH_STOP_BIGRAMS"]
+__all__ = ["BRIDGE_EDGE_EN", "CORE_EN", "QUERY_EN", "ZH_FUNCTION_CHARS", "ZH_PARTICLES", "ZH_STOP_BIGRAMS"]
 
 #: Skipped by every reader, the everyday-phrase match too (everyday.py).
 CORE_EN = frozenset("a an the of to and or in on at for is are it you we i".split())
@@ -51,3 +51,7 @@ ZH_STOP_BIGRAMS = frozenset(
 
 #: Characters of grammar, not of content: a bigram holding one (的压 of "你的压岁钱") names nothing.
 ZH_FUNCTION_CHARS = frozenset("的了是在我你他她它们这那个和与也就都还吗呢啊吧把被给让")
+
+#: Particles that end a clause or mark a word's role and stand inside almost no word: a bigram holding one
+#: (的春, 了吧) is a seam between two words, not a word of the text.
+ZH_PARTICLES = frozenset("的了吗吧呢啊")
