@@ -6,11 +6,13 @@ the list entry that says it. The words of everyday phrases come from a fixed sam
 wishes and festival customs (`background/greetings.txt`, synthetic, written from general knowledge
 of the calendar's festivals, provenance in `background/PROVENANCE.md`), never from a day's lists.
 
-A match is *only everyday* when the line does not treat it as news (`asks`: a question, or words
-that point at news: 热搜, 听说, trending, did you see …) and either the terms the line and the title
-share are all everyday words, or they share none and the line or the title is mostly everyday
-words (a greeting matched by meaning alone, in either language). The live gate drops such a match
-(`Ranker.rank`, `everyday=True`); a question about the same entry ("新年快乐那首歌是什么") still gets it.
+A match is *only everyday* when the line does not treat it as news (`asks`: a question of what or
+why, or words that point at news: 热搜, 听说, trending, did you see …) and either the terms the line and
+the title share are all everyday words, or they share none and the line or the title is mostly everyday
+words (a greeting matched by meaning alone, in either language). A yes-or-no question or a "who" is
+asked of the table ("年夜饭都上齐了吗", "谁包的饺子"), not of a list entry. The live gate drops such a
+match, and such a match makes the line about nothing new (`Ranker.rank`); a question about the same
+entry ("新年快乐那首歌是什么") still gets it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ __all__ = ["EVERYDAY_SHARE", "asks", "everyday_phrase", "everyday_share", "only_
 
 EVERYDAY_SHARE = 0.6  # a text whose terms are this share everyday words is an everyday phrase
 _ASKS = re.compile(
-    r"[?？吗]|怎么|什么|为什么|为啥|啥|咋|是不是|哪个|谁|听说|看到|看了|热搜|上榜|新闻|视频|梗|火了|刷到|"
+    r"怎么|什么|为什么|为啥|啥|咋|是不是|哪个|听说|看到|看了|热搜|上榜|新闻|视频|梗|火了|刷到|"
     r"\b(?:what|why|how|who|which|did you|have you|heard|saw|seen|trending|viral|news|video|meme)\b",
     re.IGNORECASE)
 

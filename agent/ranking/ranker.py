@@ -256,7 +256,8 @@ class Ranker:
             alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
                           bridge_bar=self.bridge_bar, agreeing=agreeing, named=named)
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
-            keep = {r.id for r in about}
+            # a line that meets an entry on everyday phrases only says nothing new about it, nor about its story
+            keep = {r.id for r in about if not (q.gate and only_everyday(latest, r.topic.title))}
             if related is not None:
                 keep = related(keep)
             allowed = np.fromiter((e.key in keep for e in snapshot.entries), dtype=bool, count=len(snapshot))

@@ -52,6 +52,7 @@ ZH_STOP_BIGRAMS = frozenset(
 #: Characters of grammar, not of content: a bigram holding one (的压 of "你的压岁钱") names nothing.
 ZH_FUNCTION_CHARS = frozenset("的了是在我你他她它们这那个和与也就都还吗呢啊吧把被给让")
 
-#: Particles that end a clause or mark a word's role and stand inside almost no word: a bigram holding one
-#: (的春, 了吧) is a seam between two words, not a word of the text.
-ZH_PARTICLES = frozenset("的了吗吧呢啊")
+#: The particle that joins a modifier to its noun: a bigram holding it (的春 of "今年的春联") is a seam between two
+#: words, not a word of the text. 了 and the sentence-final particles follow the verb they end, a one-character
+#: word that only its bigram carries (瘦了 of "沈腾瘦了"): they stay.
+ZH_PARTICLES = frozenset("的")

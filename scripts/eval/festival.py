@@ -32,6 +32,8 @@ field of the session gate's policy, to compare settings (docs/relevance.md, "The
     .venv/bin/python scripts/eval/festival.py --night 2026-02-16
     .venv/bin/python scripts/eval/festival.py --json      # the same figures as JSON
     .venv/bin/python scripts/eval/festival.py --dinners --gate min_read_s=3 --lines
+    .venv/bin/python scripts/eval/festival.py --devset fixtures/festival/customs.json \
+        --day-dir ../shared/days/2026-02-16 --gap 12     # a table written here (fixtures/festival/README.md)
 """
 
 from __future__ import annotations
@@ -278,7 +280,7 @@ def score(conv: dict[str, Any], heard: list[Heard], listed: set[str] | None = No
             r["by_clock"] += heard[hit_line[i]].by_clock
             cap = heard[hit_line[i]].caption
             assert cap is not None
-            r["gist"] += carries_gist(cap, h.line["gist"])
+            r["gist"] += carries_gist(cap, h.line["gist"]) if h.line.get("gist") else 0  # a set may label none
         else:
             nxt = heard[i + 1] if i + 1 < len(heard) else None
             r["misses"].append({"text": h.line["text"], "trend": h.line["trend"], "why": why(h),
@@ -328,7 +330,8 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     listed = {t["id"] for t in devset["trends"] if any(i["source"] in served for i in t["items"])}
     rows = [score(conv, h, listed) for conv, h in zip(devset["conversations"], heard, strict=True)]
     extra = {"dinners": asyncio.run(hear_dinners(args))} if args.dinners else {}
-    return {**extra, "day": devset["day"], "lists": sorted(served), "topics": topics, "gap_s": args.gap,
+    return {**extra, "day": devset.get("day") or args.day_dir.name, "lists": sorted(served), "topics": topics,
+            "gap_s": args.gap,
             "profile": args.profile,
             "gate": dataclasses.asdict(gate_policy(args.gate)),
             "conversations": rows, "total": totals(rows)}

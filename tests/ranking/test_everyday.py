@@ -57,3 +57,36 @@ async def test_a_greeting_before_a_line_lends_it_no_words() -> None:
     window.add("那个公主王子过年好的视频你们刷到没？", ts=6.0)  # said of it, it is found
     found = {r.topic.item_id: r for r in await ranker.rank(RankQuery(text=window, top_k=10))}
     assert max(found.values(), key=lambda r: r.score).topic.item_id == "v"
+
+
+def test_a_question_to_the_table_about_a_custom_is_no_news() -> None:
+    """"年夜饭都上齐了吗" asks the table, not about the list's dinner photo; "谁包的饺子" asks who made them. A
+    question mark or 吗 or 谁 alone no longer counts as asking about an entry (synthetic titles)."""
+    assert not asks("年夜饭都上齐了吗，开饭了开饭了。")
+    assert only_everyday("年夜饭都上齐了吗，开饭了开饭了。", "终于轮到我晒年夜饭了")
+    assert only_everyday("来来来，大家一起包饺子，谁包的饺子里有硬币谁明年发财。", "运动员包饺子现场")
+    assert not only_everyday("年夜饭晒图那个梗是什么？", "终于轮到我晒年夜饭了")  # asked what it is
+
+
+def test_watching_the_gala_is_the_nights_custom() -> None:
+    """On the Gala's night the table says 春晚 all evening: said with nothing else a headline holds, it is
+    no news of that headline."""
+    assert only_everyday("吃完年夜饭一家人一起看春晚，这才叫过年。", "春晚")
+    assert only_everyday("春晚快开始了，把电视声音调大点。", "某歌手春晚开唱")
+    assert not only_everyday("春晚那个机器人扭秧歌太好玩了", "春晚机器人扭秧歌")
+
+
+async def test_a_line_meeting_an_entry_on_everyday_words_lends_its_story_nothing() -> None:
+    """The window holds a line about 刘涛; the newest says only that the Gala is starting, which an entry of
+    her story also says. The newest line must be about a result (`latest_top_k`), and an everyday match is
+    about nothing: no caption (synthetic entries; the story given as `related`)."""
+    entries = [("baidu", "a", "春晚开始了"), ("douyin", "b", "刘涛春晚造型惊艳全场")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    story = {"baidu:a", "douyin:b"}
+    window = ConversationWindow()
+    window.add("刘涛今天那身造型真好看，惊艳全场。", ts=0.0)
+    window.add("春晚快开始了，把电视声音调大点。", ts=3.0)
+    said = RankQuery(text=window, top_k=3, gate=True, gate_offset=-50, prior=False, mmr=False,
+                     latest="春晚快开始了，把电视声音调大点。", latest_top_k=3)
+    found = await ranker.rank(said, related=lambda keep: keep | story if keep & story else keep)
+    assert found == []

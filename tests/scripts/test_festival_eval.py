@@ -9,6 +9,7 @@ what the eval printed when they were set; a change that moves one says so here.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +111,33 @@ def test_a_night_of_thin_lists_still_captions_its_memes_and_says_what_some_are(d
     assert total["trend_lines"] == floor["trend_lines"]  # the line about no item of these lists is left out
     assert total["hits"] >= floor["hits"] and total["gist"] >= floor["gist"]
     assert total["small_captioned"] <= floor["small"] and total["greetings_captioned"] <= floor["greetings"]
+
+
+def _fixture_night(name: str, day: str, gap: float) -> dict:
+    """A table written here (`fixtures/festival/`, synthetic) said on a night's real lists."""
+    devset = Path(__file__).resolve().parents[2] / "fixtures" / "festival" / name
+    _, day_dir = festival.night_paths(day)
+    if not day_dir.is_dir():
+        unavailable(f"the festival night's lists are not in ../shared ({day_dir})")
+    args = argparse.Namespace(gap=gap, profile="even-g1", embedder=None, devset=devset, day_dir=day_dir,
+                              gate=[], dinners=False)
+    return festival.evaluate(args)
+
+
+@pytest.mark.parametrize(("day", "most"), [("2024-02-09", 2), ("2026-02-16", 1)])
+def test_a_tables_customs_stay_quiet_on_either_night(day: str, most: int) -> None:
+    """`fixtures/festival/customs.json` (synthetic): thirty lines of a 除夕 table's customs and talk, 12 s apart
+    so that no caption's time on screen hides another; at most what the eval printed when this was set
+    (docs/relevance.md, "A table's customs on any night": 6 and 4 before)."""
+    total = _fixture_night("customs.json", day, 12.0)["total"]["all"]
+    assert total["small_lines"] == 30 and total["small_captioned"] <= most
+
+
+def test_talking_points_nobody_labelled_are_captioned_by_name() -> None:
+    """`fixtures/festival/unlabelled-2024-02-09.json` (synthetic): 2024-02-09's unlabelled talking points by name
+    in Chinese and English, and described; floors at what the eval printed when they were set."""
+    by_id = {c["id"]: c for c in _fixture_night("unlabelled-2024-02-09.json", "2024-02-09", festival.GAP_S)
+             ["conversations"]}
+    assert by_id["names-zh"]["hits"] >= 13 and by_id["names-en"]["hits"] >= 8
+    assert by_id["described-zh"]["hits"] >= 7
+    assert sum(c["small_captioned"] for c in by_id.values()) == 0
