@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent.ranking import Ranked, Ranker, RankQuery
+from agent.ranking.bridges import characters_said
 from agent.ranking.lexical import tokenize
 from agent.ranking.scoring import Channel
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
@@ -36,6 +37,8 @@ def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k
     (docs/relevance.md, "The line just said picks the story's item")."""
     ranked = list(ranked)
     own = set(tokenize(said)) if said else set()
+    # an English line shares no term with a Chinese title: what its words are in Chinese tells the items apart
+    chinese = characters_said(said) if said else frozenset()
     seen: set[str] = set()
     out: list[Ranked] = []
     for r in ranked:
@@ -47,17 +50,22 @@ def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k
         if own and story is not None:
             mates = [m for m in ranked if story_of.get(m.topic.id) is story]
             if len(mates) > 1:
-                r = _named_by_the_line(r, mates, own)
+                r = _named_by_the_line(r, mates, own, chinese)
         out.append(r)
         if len(out) == top_k:
             break
     return out
 
 
-def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str]) -> Ranked:
+def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str],
+                       chinese: frozenset[str] = frozenset()) -> Ranked:
     """Of a story's ranked members (best-scored first), the one whose title shares the most of `said`'s
-    terms, at the story's score (`best`'s)."""
-    shared = [len(said.intersection(tokenize(m.topic.title))) for m in members]
+    terms, or holds the most of what an English line's words are in Chinese (`chinese`: 帽 and 龙 of "that
+    dragon hat", each counted where at most half the members hold it, so that it tells them apart), at the
+    story's score (`best`'s)."""
+    titles = [m.topic.title for m in members]
+    telling = [w for w in chinese if 2 * sum(w in t for t in titles) <= len(titles)]
+    shared = [len(said.intersection(tokenize(t))) + sum(w in t for w in telling) for t in titles]
     top = max(range(len(members)), key=lambda i: (shared[i], -i))
     chosen = members[top]
     return best if chosen is best else replace(chosen, score=best.score)

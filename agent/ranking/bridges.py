@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
+from ..models import zh_or_en
+from ..text import HAN_CHAR
 from .stopwords import BRIDGE_EDGE_EN
 
 __all__ = ["AGREEING", "BRIDGES", "BRIDGE_BAR", "NAME_BIGRAMS", "WEIGHTS", "Bridge", "BridgeTerms", "bridge_terms",
-           "dictionary", "english_words"]
+           "characters_said", "dictionary", "english_words"]
 
 Bridge = Literal["cedict-name", "pinyin", "cedict-word"]
 BRIDGES: tuple[Bridge, ...] = ("cedict-name", "pinyin", "cedict-word")
@@ -99,6 +101,7 @@ class _Dictionary:
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
         self._headwords: set[str] = set()
         self.headwords: frozenset[str] = frozenset()  # every simplified headword of two characters or more (万花筒)
+        self.characters: dict[str, list[str]] = {}  # "thin" -> [瘦, ...]: one-character headwords of a word
 
     def add(self, simplified: str, definitions: list[str], pinyin: str = "") -> None:
         self._syllables.update(re.sub(r"\d", "", p).lower() for p in pinyin.split())
@@ -132,6 +135,20 @@ class _Dictionary:
                     # ("Gala" of "Spring Festival Gala" is in every title of the night)
                     for part in set(key.split()):
                         self._parts[part].add(word)
+
+    def add_character(self, char: str, definitions: list[str]) -> None:
+        """A one-character headword under the one-word glosses of its first sense ("thin" -> 瘦)."""
+        if not HAN_CHAR.match(char) or not definitions:
+            return
+        gloss = re.sub(r"^\([^)]*\)\s*", "", definitions[0].strip())
+        m = _HEAD.match(gloss)
+        if m is None or "(name)" in gloss or "surname" in gloss or m.group(1)[:1].isupper():
+            return
+        for head in m.group(1).split(";"):
+            key = _key(head)
+            if key and " " not in key and key not in BRIDGE_EDGE_EN and len(key) >= 3 \
+                    and len(self.characters.get(key, ())) < MAX_HEADWORDS:
+                self.characters.setdefault(key, []).append(char)
 
     def finish(self) -> None:
         # a surname alone names a person only where it is no English word ("the Great") and no
@@ -178,6 +195,8 @@ def dictionary() -> _Dictionary:
                 simplified = entry.get("simplified") or ""
                 if len(simplified) >= 2:  # one character alone is a bigram of nothing
                     built.add(simplified, entry.get("definitions") or [], entry.get("pinyin") or "")
+                elif simplified:  # but it tells a story's items apart (`characters_said`)
+                    built.add_character(simplified, entry.get("definitions") or [])
             built.finish()
             _loaded = built
         return _loaded
@@ -202,6 +221,35 @@ def _phrases(text: str) -> list[str]:
                 continue
             out.append(" ".join(gram))
     return out
+
+
+def _stems(word: str) -> list[str]:
+    """`word` and what it may be an inflection of ("thinner" -> thin, "hats" -> hat, "dancing" -> dance)."""
+    out = [word]
+    for end in ("s", "es", "ed", "er", "est", "ing"):
+        if word.endswith(end) and len(word) - len(end) >= 3:
+            stem = word[:-len(end)]
+            out += [stem, stem + "e"]
+            if len(stem) >= 4 and stem[-1] == stem[-2]:  # thinn -> thin
+                out.append(stem[:-1])
+    return out
+
+
+def characters_said(text: str) -> frozenset[str]:
+    """The Chinese an English line's words are, one character and whole words alike (its hat: 帽, its
+    "dragon": 龙): what tells one item of a story from another, never a match on its own (nothing for a
+    Chinese line)."""
+    if not text or zh_or_en(text) != "en":
+        return frozenset()
+    book = dictionary()
+    out: set[str] = set()
+    for word in _key(text).split():
+        if word in BRIDGE_EDGE_EN:
+            continue
+        for stem in _stems(word):
+            out.update(book.characters.get(stem, ()))
+            out.update(w for w in book.words.get(stem, ()) if len(w) <= 3)
+    return frozenset(out)
 
 
 def _ordinary(word: str, book: _Dictionary) -> bool:

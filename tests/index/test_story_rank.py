@@ -35,7 +35,8 @@ def test_each_story_once_at_its_best_member_in_the_rankers_order() -> None:
 def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() -> None:
     """Synthetic: the window's older lines put the robots story's chatbot item first; the line just said names
     the drunken-fist act of another member, which the caption shows, at the story's score (what the gate
-    read). An English line shares no term with a Chinese title: the best-scored member stays."""
+    read). An English line shares no term with a Chinese title, but its words are Chinese words too (醉 and 拳 of
+    "drunken fist"); the robots both items hold tell neither apart, and then the best-scored member stays."""
     titles = [("douyin", "a", "大模型接上晚会机器人了"), ("baidu", "b", "机器人再登晚会 表演醉拳帅到起飞"),
               ("baidu", "c", "烟花秀今晚开始")]
     raw = []
@@ -48,6 +49,8 @@ def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() 
     assert [r.id for r in picked] == ["baidu:b", "baidu:c"] and picked[0].score == raw[0].score
     assert [r.id for r in one_per_story(raw, story_of, 2)] == ["douyin:a", "baidu:c"]
     assert [r.id for r in one_per_story(raw, story_of, 2, said="those robots doing drunken fist")] == \
+        ["baidu:b", "baidu:c"]
+    assert [r.id for r in one_per_story(raw, story_of, 2, said="those robots were amazing")] == \
         ["douyin:a", "baidu:c"]
 
 

@@ -213,3 +213,14 @@ def test_a_headline_holding_two_things_passes_the_gate_when_the_lines_meaning_ra
         assert bool(scores.gate_evidence[row] >= bar) == passes
     lexical_only = score(snapshot, profile, None, parts, bridged=bridged, bridge_bar=0.9, agreeing=agree)
     assert lexical_only.gate_evidence[row] < profile.gate_threshold("en", len(snapshot), "lexical")
+
+
+def test_an_english_lines_words_are_chinese_characters_too() -> None:
+    """"that dragon hat" is 龙 and 帽 (CC-CEDICT's one-character words), "thinner" 瘦: what tells 撒贝宁龙帽 from
+    撒贝宁现挂 and 沈腾瘦了 from 沈腾也嘴瓢了 within their stories (`story_rank.one_per_story`); a Chinese line has
+    its own terms."""
+    from agent.ranking.bridges import characters_said
+
+    assert {"龙", "帽"} <= characters_said("Sa Beining wearing that dragon hat")
+    assert "瘦" in characters_said("Shen Teng looks so much thinner this year")
+    assert characters_said("撒贝宁的龙帽") == frozenset()
