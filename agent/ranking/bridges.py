@@ -95,7 +95,8 @@ class _Dictionary:
         self.names: dict[str, list[str]] = {}
         self.words: dict[str, list[str]] = {}
         self._surnames: dict[str, list[tuple[int, str]]] = defaultdict(list)  # "messi" -> 梅西
-        self._parts: dict[str, set[str]] = defaultdict(set)  # "lakers" -> {湖人, 洛杉矶湖人}
+        self._parts: dict[str, set[str]] = defaultdict(set)  # "kobe" -> {科比}
+        self._given: set[str] = set()  # given names the dictionary transliterates ("robert": 罗伯特 (name))
         self._syllables: set[str] = set()
         self.people: set[str] = set()  # headwords a gloss gives a person's years ("Faye Wong (1969-)")
         self.places: set[str] = set()  # headwords whose first sense is a province, region or city (河南, 哈尔滨)
@@ -116,6 +117,8 @@ class _Dictionary:
             if rank == 0 and head[:1].isupper() and _PLACE.search(gloss) and 2 <= len(simplified) <= 3:
                 self.places.add(simplified)
             if "(name)" in gloss or head in _CALENDAR:
+                if "(name)" in gloss:
+                    self._given.add(_key(head))
                 continue  # a transliterated given name (Peter → 彼得) or a weekday: it names nobody on a list
             key = _key(head)
             if not key or len(key.split()) > MAX_WORDS or key in BRIDGE_EDGE_EN or len(key) < 3:
@@ -158,12 +161,14 @@ class _Dictionary:
                 self._names[surname].extend(found)
         self._surnames.clear()
         # a word of a longer name names it alone when it is of one name only (a headword and its abbreviation)
-        # and is no English word, pinyin syllable or name of its own ("Paris" is the city, not Paris Hilton)
+        # and is no English word, pinyin syllable, name of its own ("Paris" is the city, not Paris Hilton) or
+        # common given name ("Robert": the dictionary transliterates it as a name for anyone)
         for part, heads in self._parts.items():
-            if len(heads) <= 2 and part not in self._names and part not in self._words \
+            if len(heads) <= 2 and part not in self._names and part not in self._words and part not in self._given \
                     and part not in self._syllables and len(part) >= 4:
                 self._names[part].extend((1, w) for w in sorted(heads))
         self._parts.clear()
+        self._given.clear()
         self.headwords = frozenset(self._headwords)  # one copy: `frozenset()` of a frozenset is itself
         self._headwords.clear()
         for raw, done in ((self._names, self.names), (self._words, self.words)):

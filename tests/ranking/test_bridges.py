@@ -72,10 +72,13 @@ def test_a_surname_read_its_own_way_and_a_given_name_that_is_a_city_read_as_the_
 
 def test_a_foreign_persons_given_name_names_them_alone() -> None:
     """CC-CEDICT has 科比 for "Kobe Bryant": "Kobe" said alone names him. A word of a longer name that is no
-    person's ("Gala" of "Spring Festival Gala") or is a name of its own ("Paris", not Paris Hilton) does not."""
+    person's ("Gala" of "Spring Festival Gala"), a name of its own ("Paris", not Paris Hilton) or anyone's
+    given name ("Robert", not Robert Burns) does not."""
     assert "科比" in bridge_terms("they unveiled Kobe's first statue").text["cedict-name"].split()
     assert "春晚" not in bridge_terms("did you see the Gala stage").text.get("cedict-name", "")
     assert bridge_terms("How was your vacation in Paris?").text["cedict-name"].split() == ["巴黎"]
+    # a given name the dictionary transliterates for anyone (罗伯特, "Robert (name)") names no one person
+    assert not bridge_terms("May I please speak to Robert?").text.get("cedict-name")
 
 
 async def test_an_english_line_naming_someone_reaches_a_short_headline_of_their_name() -> None:
