@@ -34,6 +34,7 @@ field of the session gate's policy, to compare settings (docs/relevance.md, "The
     .venv/bin/python scripts/eval/festival.py --dinners --gate min_read_s=3 --lines
     .venv/bin/python scripts/eval/festival.py --devset fixtures/festival/customs.json \
         --day-dir ../shared/days/2026-02-16 --gap 12     # a table written here (fixtures/festival/README.md)
+    .venv/bin/python scripts/eval/festival.py --chitchat --gap 12   # real small talk on each night's lists
 """
 
 from __future__ import annotations
@@ -323,8 +324,19 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"all": dict(out["all"]), "by_lang": {k: dict(v) for k, v in out["by_lang"].items()}}
 
 
+def chitchat_devset() -> dict[str, Any]:
+    """`../shared/devsets/chitchat.json` (real: LCCC and DailyDialog) as two conversations of small talk, one
+    per language (`--chitchat`): what a night's lists make of talk that is about none of them."""
+    chat = json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))
+    return {"trends": [], "conversations": [
+        {"id": f"chitchat-{lang}", "lang": lang,
+         "lines": [{"text": c if isinstance(c, str) else c.get("text", ""), "kind": "small"} for c in chat[lang]]}
+        for lang in ("zh", "en")]}
+
+
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    devset = json.loads(args.devset.read_text(encoding="utf-8"))
+    devset = chitchat_devset() if getattr(args, "chitchat", False) else \
+        json.loads(args.devset.read_text(encoding="utf-8"))
     heard, topics = asyncio.run(hear_conversations(args, devset))
     served = set(night_sources(args.day_dir, lists_of(args)))
     listed = {t["id"] for t in devset["trends"] if any(i["source"] in served for i in t["items"])}
@@ -427,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lists", type=lambda v: [x.strip() for x in v.split(",") if x.strip()], default=None,
                     metavar="A,B", help="serve only these of the night's lists (e.g. zhihu,douyin: a night whose "
                                         "summaries are thin), as a service following only them would see it")
+    ap.add_argument("--chitchat", action="store_true",
+                    help="say the real small talk of ../shared/devsets/chitchat.json on each night's lists instead")
     ap.add_argument("--lines", action="store_true", help="also print every line's decision")
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
@@ -438,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         runs = [night_paths(day) for day in (args.night or nights())]
     for devset, day_dir in runs:
+        if args.chitchat and day_dir is not None and day_dir.is_dir():
+            continue  # the small talk comes from chitchat.json
         if devset is None or day_dir is None or not devset.is_file() or not day_dir.is_dir():
             print(f"festival eval: the real data is not here ({devset}, {day_dir})", file=sys.stderr)
             return 2

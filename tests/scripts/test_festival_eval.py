@@ -141,3 +141,17 @@ def test_talking_points_nobody_labelled_are_captioned_by_name() -> None:
     assert by_id["names-zh"]["hits"] >= 13 and by_id["names-en"]["hits"] >= 8
     assert by_id["described-zh"]["hits"] >= 7
     assert sum(c["small_captioned"] for c in by_id.values()) == 0
+
+
+@pytest.mark.parametrize(("day", "most"), [("2024-02-09", {"zh": 1, "en": 5}), ("2026-02-16", {"zh": 0, "en": 8})])
+def test_real_small_talk_stays_quiet_on_a_festival_nights_lists(day: str, most: dict[str, int]) -> None:
+    """`../shared/devsets/chitchat.json` (real: 400 lines per language) said on the night's lists, 12 s apart:
+    at most what the eval printed when this was set (`festival.py --chitchat --gap 12`)."""
+    devset, day_dir = festival.night_paths(day)
+    if not day_dir.is_dir():
+        unavailable(f"the festival night's lists are not in ../shared ({day_dir})")
+    args = argparse.Namespace(gap=12.0, profile="even-g1", embedder=None, devset=devset, day_dir=day_dir,
+                              gate=[], dinners=False, chitchat=True)
+    by_lang = festival.evaluate(args)["total"]["by_lang"]
+    for lang, ceiling in most.items():
+        assert by_lang[lang]["small_lines"] == 400 and by_lang[lang]["small_captioned"] <= ceiling, lang
