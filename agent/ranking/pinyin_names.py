@@ -123,11 +123,11 @@ class PinyinNames:
                     key = "".join(read)
                     self._read[term] = key
                     self._terms[key].add(term)
-                    if len(read) == 2:  # a surname read its own way (单 shan, 曾 zeng, 朴 piao) names too;
-                        # a given name's character keeps the reading in context (可 as ge made 胡可 "Hu Ge")
+                    if len(read) == 2:
+                        # a surname read its own way (单 shan, 曾 zeng, 朴 piao) names too; a given name's
+                        # character keeps the reading in context (可 as ge made 胡可 "Hu Ge")
                         for a in _readings(term[0], read[0])[1:]:
                             self._terms[a + read[1]].add(term)
-                    if len(read) == 2:
                         first, second = skeleton(read[0]), skeleton(read[1])
                         if first and second:  # a character that sounds no consonant is in no name read so
                             self._sounding[first].add(term[0])

@@ -41,7 +41,7 @@ import numpy as np
 from ..models import zh_or_en
 from .lexical import query_terms
 from .snapshot import IndexSnapshot
-from .stopwords import ZH_PARTICLES
+from .stopwords import ZH_SEAMS
 
 __all__ = [
     "PROFILES",
@@ -327,10 +327,10 @@ def _at_least(value: float) -> np.float32:
 
 
 def _words_shared(snapshot: IndexSnapshot, parts: list[tuple[str, float]], lex: np.ndarray) -> np.ndarray:
-    """The lexical evidence of the line's terms that are words: a bigram across a particle's seam (的春 of
-    "今年的春联" and of "以前的春晚") is in both texts without either saying the other's word."""
+    """The lexical evidence of the line's terms that are words: a bigram across 的's seam (的春 of "今年的春联"
+    and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`)."""
     terms = query_terms(parts)
-    words = {t: w for t, w in terms.items() if not (set(t) & ZH_PARTICLES)}
+    words = {t: w for t, w in terms.items() if not (set(t) & ZH_SEAMS)}
     if len(words) == len(terms):
         return lex
     return snapshot.lexical.scores(words) if words else np.zeros(len(snapshot), dtype=np.float32)

@@ -10,7 +10,7 @@ characters of grammar a bigram of an everyday phrase may not hold.
 
 from __future__ import annotations
 
-__all__ = ["BRIDGE_EDGE_EN", "CORE_EN", "QUERY_EN", "ZH_FUNCTION_CHARS", "ZH_PARTICLES", "ZH_STOP_BIGRAMS"]
+__all__ = ["BRIDGE_EDGE_EN", "CORE_EN", "QUERY_EN", "ZH_FUNCTION_CHARS", "ZH_SEAMS", "ZH_STOP_BIGRAMS"]
 
 #: Skipped by every reader, the everyday-phrase match too (everyday.py).
 CORE_EN = frozenset("a an the of to and or in on at for is are it you we i".split())
@@ -55,4 +55,4 @@ ZH_FUNCTION_CHARS = frozenset("的了是在我你他她它们这那个和与也�
 #: The particle that joins a modifier to its noun: a bigram holding it (的春 of "今年的春联") is a seam between two
 #: words, not a word of the text. 了 and the sentence-final particles follow the verb they end, a one-character
 #: word that only its bigram carries (瘦了 of "沈腾瘦了"): they stay.
-ZH_PARTICLES = frozenset("的")
+ZH_SEAMS = frozenset("的")
