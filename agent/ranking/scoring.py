@@ -250,10 +250,11 @@ def _with_cross_bar(evidence: np.ndarray, topic_z: np.ndarray, snapshot: IndexSn
     return np.where(cross, np.maximum(topic_z + shift, evidence), evidence).astype(np.float32)
 
 
-def _lexical(snapshot: IndexSnapshot, parts: list[tuple[str, float]], bridged: Mapping[str, float] | None,
+def _lexical(snapshot: IndexSnapshot, said: Mapping[str, float], bridged: Mapping[str, float] | None,
              tau: float, named: AbstractSet[str] = frozenset()) -> np.ndarray:
-    """Saturated BM25 of the line's terms, each bridged term at its weight if that is higher."""
-    terms = query_terms(parts)
+    """Saturated BM25 of the line's terms (`said`: `query_terms`), each bridged term at its weight if that is
+    higher."""
+    terms = dict(said)
     for term, weight in (bridged or {}).items():
         terms[term] = max(terms.get(term, 0.0), weight)
     return _saturated(snapshot, terms, tau, named) if terms else np.zeros(len(snapshot), dtype=np.float32)
@@ -284,7 +285,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
         if profile.calibration == "topic":
             topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
-    lex = (_lexical(snapshot, parts, bridged, cal.lexical_tau, named) if (channels != "dense" or not use_dense) and n
+    said = query_terms(parts)
+    lex = (_lexical(snapshot, said, bridged, cal.lexical_tau, named) if (channels != "dense" or not use_dense) and n
            else np.zeros(n, dtype=np.float32))
     bridged_lex = None
     if bridged and n and lang != "zh":
@@ -315,7 +317,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
-        words = _words_shared(snapshot, parts, lex)
+        words = _words_shared(snapshot, said, lex)
         evidence = _sharing_a_word(relevance if evidence is None else evidence, words, snapshot.cjk)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
 
@@ -326,10 +328,9 @@ def _at_least(value: float) -> np.float32:
     return f if float(f) >= value else np.nextafter(f, np.float32(np.inf))
 
 
-def _words_shared(snapshot: IndexSnapshot, parts: list[tuple[str, float]], lex: np.ndarray) -> np.ndarray:
+def _words_shared(snapshot: IndexSnapshot, terms: Mapping[str, float], lex: np.ndarray) -> np.ndarray:
     """The lexical evidence of the line's terms that are words: a bigram across 的's seam (的春 of "今年的春联"
     and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`)."""
-    terms = query_terms(parts)
     words = {t: w for t, w in terms.items() if not (set(t) & ZH_SEAMS)}
     if len(words) == len(terms):
         return lex
