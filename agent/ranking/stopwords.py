@@ -54,5 +54,5 @@ ZH_FUNCTION_CHARS = frozenset("的了是在我你他她它们这那个和与也�
 
 #: The particle that joins a modifier to its noun: a bigram holding it (的春 of "今年的春联") is a seam between two
 #: words, not a word of the text. 了 and the sentence-final particles follow the verb they end, a one-character
-#: word that only its bigram carries (瘦了 of "沈腾瘦了"): they stay.
+#: word that only its bigram carries (瘦了 of "他瘦了"): they stay.
 ZH_SEAMS = frozenset("的")
