@@ -19,7 +19,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -246,15 +246,15 @@ class Ranker:
         profile = self.profile
         latest = q.latest
         line = latest or parts[-1][0]
-        bridged, said, landings, named = self._bridged(line, snapshot)
-        agreeing = agreeing_rows(snapshot, landings)
-        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged,
-                       bridge_bar=self.bridge_bar, agreeing=agreeing, named=named)
+        bridged = self._bridged(line, snapshot)
+        agreeing = agreeing_rows(snapshot, bridged.landings)
+        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged.terms,
+                       bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named)
         allowed = None
         if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
-            alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged,
-                          bridge_bar=self.bridge_bar, agreeing=agreeing, named=named)
+            alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged.terms,
+                          bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named)
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
             # a line that meets an entry on everyday phrases only says nothing new about it, nor about its story
             keep = {r.id for r in about if not (q.gate and only_everyday(latest, r.topic.title))}
@@ -265,20 +265,17 @@ class Ranker:
                        prior=q.prior, exclude=q.exclude, mmr=q.mmr, allowed=allowed)
         if q.gate:  # a greeting or a custom said as such is not about the entry that says it (everyday.py)
             found = [r for r in found if not only_everyday(line, r.topic.title)]
-        if said:  # the decision record says which bridge carried a cross-lingual match
-            found = [_carried(r, said) for r in found]
+        if bridged.carried:  # the decision record says which bridge carried a cross-lingual match
+            found = [_carried(r, bridged.carried) for r in found]
         return found
 
     def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
         return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
 
-    def _bridged(self, line: str, snapshot: IndexSnapshot
-                 ) -> tuple[dict[str, float], dict[str, Bridge], Landings, frozenset[str]]:
-        """The Chinese query terms an English line names (`bridges.py`), each term's bridge, per thing
-        the line names (a phrase, a name) the readings of it a title must hold to hold it (`agreeing_rows`),
-        and the terms of the people it names (a short title holding one needs no other term to match)."""
+    def _bridged(self, line: str, snapshot: IndexSnapshot) -> Bridged:
+        """What an English line names in Chinese (`Bridged`); nothing for a Chinese line."""
         if not self.bridges or zh_or_en(line) != "en":
-            return {}, {}, [], frozenset()
+            return Bridged({}, {}, [], frozenset())
         # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
         landings: Landings = []
@@ -323,11 +320,20 @@ class Ranker:
                     carried[term] = bridge
                 if places == 1:  # a two-character name: its one bigram is the whole name
                     named.add(term)
-        return terms, carried, landings, frozenset(named)
+        return Bridged(terms, carried, landings, frozenset(named))
 
 
 #: Per thing an English line names, its readings: (the bigrams of one, how many of them a title must hold).
 Landings = list[list[tuple[tuple[str, ...], int]]]
+
+
+class Bridged(NamedTuple):
+    """The Chinese an English line names (`bridges.py`), as the scoring reads it."""
+
+    terms: dict[str, float]  # the Chinese query terms, weighted
+    carried: dict[str, Bridge]  # the bridge that carried each term, for the decision record
+    landings: Landings  # per thing named (a phrase, a name), the readings a title must hold (`agreeing_rows`)
+    named: frozenset[str]  # the terms that are a person's whole name: a short title holding one needs no other
 
 
 def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | None:

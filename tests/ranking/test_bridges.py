@@ -175,7 +175,7 @@ NIGHT = [("baidu", "r1", "机器人登台扭秧歌"), ("douyin", "r2", "大模�
 
 def _landed(ranker: Ranker, line: str) -> list[str]:
     snapshot = ranker.snapshot
-    agree = agreeing_rows(snapshot, ranker._bridged(line, snapshot)[2])
+    agree = agreeing_rows(snapshot, ranker._bridged(line, snapshot).landings)
     return [] if agree is None else [e.topic.title for e, yes in zip(snapshot.entries, agree, strict=True) if yes]
 
 
