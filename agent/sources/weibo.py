@@ -1,4 +1,11 @@
-"""Weibo hot search (微博热搜): the web JSON, the mobile container API and the s.weibo.com page."""
+"""Weibo hot search (微博热搜): the web JSON, the mobile container API and the s.weibo.com page.
+
+The mobile API's answer holds more than the ranked board (`data.cards[0]`): the cards after it are
+the rising topics (实时上升热点, about twenty, no heat of their own) and the entertainment board (文娱热搜,
+about ten, with heat), which on a festival night carry memes the ranked board has not reached yet
+(汗流浃背了吧小尼, 帽子是撒贝宁的本体 on 2024-02-09). They are kept after the ranked rows with rank None
+(their place is on another board, `extra["board"]`), as Douyin keeps its rising list.
+"""
 
 from __future__ import annotations
 
@@ -63,7 +70,8 @@ class Weibo(Source):
         if isinstance(node, dict) and "realtime" in node:
             return self._parse_web(node["realtime"], url)
         if isinstance(node, dict) and "cards" in node:
-            return self._parse_mobile(dig(self.name, node, "cards.0.card_group", url), url)
+            topics = self._parse_mobile(dig(self.name, node, "cards.0.card_group", url), url)
+            return topics + self._side_boards(node["cards"][1:], {t.title for t in topics})
         raise ParseError(self.name, "missing 'data.realtime' (web) or 'data.cards' (mobile) in the response",
                          url=url)
 
@@ -119,6 +127,37 @@ class Weibo(Source):
             ))
         if group and not topics:
             raise ParseError(self.name, "no entry in 'data.cards.0.card_group' had a 'desc'", url=url)
+        return topics
+
+    def _side_boards(self, cards: list[Any], seen: set[str]) -> list[Topic]:
+        """The rows of the mobile answer's other boards (see the module) that the ranked board lacks."""
+        topics: list[Topic] = []
+        for card in cards:
+            group = card.get("card_group") if isinstance(card, dict) else None
+            if not isinstance(group, list):
+                continue
+            # the board's name: the card's own title (实时上升热点), else its header row's (文娱热搜)
+            header = next((i.get("title") for i in group if isinstance(i, dict) and i.get("card_type") == 101), "")
+            board = str(card.get("title") or header or "").strip()
+            for item in group:
+                # a topic row is card type 4 (as on the ranked board); 6 is the "查看更多…" link, 101 a header
+                if not isinstance(item, dict) or item.get("card_type") != 4 or not item.get("desc"):
+                    continue
+                scheme = str(item.get("scheme") or "")
+                marks = f"{scheme} {(item.get('actionlog') or {}).get('ext', '')} {item.get('itemid', '')}"
+                title = str(item["desc"])
+                if title in seen or "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme:
+                    continue
+                seen.add(title)
+                extr = item.get("desc_extr")
+                params = parse_qs(urlsplit(scheme).query)
+                found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
+                topics.append(self.topic(
+                    item_id=None, title=title, rank=None,
+                    heat_text=None if extr in (None, "") else str(extr),
+                    url=self._search_url(found[0] if found else f"#{title}#"),
+                    extra={"board": board} if board else {},
+                ))
         return topics
 
     def _parse_html(self, text: str, url: str | None) -> list[Topic]:

@@ -10,7 +10,7 @@ from tests.conftest import SHARED_UPSTREAM, case_path
 from tests.sources.mock_http import fetch_with
 
 REAL = SHARED_UPSTREAM / "weibo"
-# file -> (items, first title, first heat)
+# file -> (ranked items, first title, first heat); the mobile answers also hold the side boards below
 EXPECTED = {
     "m-getindex-realtimehot-2025-03-31.json": (50, "山姆客服称水果中吃出虫是正常情况", 1108176),
     "m-getindex-realtimehot-2025-04-01.json": (50, "雷军回应", 20628640),
@@ -31,12 +31,35 @@ def test_every_real_recording(settings) -> None:
             continue
         topics = source.parse(path.read_bytes())
         count, first, heat = EXPECTED[path.name]
-        assert len(topics) == count, path.name
-        assert topics[0].title == first
-        assert topics[0].heat == heat and topics[0].heat > 0
-        assert [t.rank for t in topics] == list(range(1, count + 1))
+        ranked = topics[:count]
+        assert len(topics) == count + SIDE_BOARDS.get(path.name, 0), path.name
+        assert ranked[0].title == first
+        assert ranked[0].heat == heat and ranked[0].heat > 0
+        assert [t.rank for t in ranked] == list(range(1, count + 1))
+        assert all(t.rank is None for t in topics[count:])
         assert all(source.link_allowed(t.url) for t in topics)
         assert all(t.url.startswith("https://s.weibo.com/weibo?q=") for t in topics)
+
+
+# rows of the mobile answer's rising (实时上升热点) and entertainment (文娱热搜) boards not on the ranked board
+SIDE_BOARDS = {"m-getindex-realtimehot-2025-03-31.json": 27, "m-getindex-realtimehot-2025-04-01.json": 28}
+
+
+def test_real_mobile_keeps_the_rising_and_entertainment_boards(settings) -> None:
+    """The mobile answer's cards after the ranked board are topics too: the rising board's twenty and the
+    entertainment board's rows the ranked board lacks, kept after it, unranked, their board named."""
+    path = REAL / "m-getindex-realtimehot-2025-03-31.json"
+    need_shared(f"upstream/weibo/{path.name}")
+    topics = Weibo().parse(path.read_bytes())
+    by_title = {t.title: t for t in topics}
+    rising = by_title["网友调侃福宝胖的没脖子了"]  # the rising board's 18th row
+    assert rising.rank is None and rising.extra == {"board": "实时上升热点"}
+    assert by_title["小米SU7"].heat_text == "讨论上升" and by_title["小米SU7"].heat is None
+    assert by_title["难哄3月全网播放冠军"].extra == {"board": "文娱热搜"}  # the entertainment board's own row
+    assert by_title["金秀贤和未成年金赛纶约会视频"].rank is not None  # on both boards: kept once, ranked
+    assert len(by_title) == len(topics)
+    assert not any(t.title.startswith("查看更多") for t in topics)  # the boards' "see more" links
+    assert all(t.url.startswith("https://s.weibo.com/weibo?q=") for t in topics)
 
 
 def test_real_mobile_drops_pinned_and_ads(settings) -> None:
