@@ -3,8 +3,8 @@
 The mobile API's answer holds more than the ranked board (`data.cards[0]`): the cards after it are
 the rising topics (实时上升热点, about twenty, no heat of their own) and the entertainment board (文娱热搜,
 about ten, with heat), which on a festival night carry memes the ranked board has not reached yet
-(汗流浃背了吧小尼, 帽子是撒贝宁的本体 on 2024-02-09). They are kept after the ranked rows with rank None
-(their place is on another board, `extra["board"]`), as Douyin keeps its rising list.
+(汗流浃背了吧小尼, 帽子是撒贝宁的本体 on 2024-02-09). They are kept after the ranked rows with neither rank nor
+heat (their place is on another board, `extra["board"]`), as Douyin keeps its rising list.
 """
 
 from __future__ import annotations
@@ -149,12 +149,12 @@ class Weibo(Source):
                 if title in seen or "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme:
                     continue
                 seen.add(title)
-                extr = item.get("desc_extr")
                 params = parse_qs(urlsplit(scheme).query)
                 found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
+                # no heat: a side board's figure ("正在热转", a rising row's discussion count) is no ranked row's
+                # heat, and a heat would lengthen Weibo's list in the fair heat every platform is read against
                 topics.append(self.topic(
                     item_id=None, title=title, rank=None,
-                    heat_text=None if extr in (None, "") else str(extr),
                     url=self._search_url(found[0] if found else f"#{title}#"),
                     extra={"board": board} if board else {},
                 ))

@@ -101,8 +101,10 @@ def test_the_digest_lists_the_occasion_as_one_entry_holding_its_memes(store: Sto
 
 
 @needs_days
+# 2024-02-09 merged 8 -> 9 with Weibo's side boards read: 汗流浃背了吧小尼 joins 小尼你撒谎 in the story 撒贝宁's joke
+# about the cards already holds (the labels keep the joke a meme of its own)
 @pytest.mark.parametrize(("night", "largest", "merged", "recall", "word"),
-                         [("2024-02-09", 10, 8, 0.5, "春晚"), ("2026-02-16", 8, 3, 0.25, "春晚")])
+                         [("2024-02-09", 10, 9, 0.5, "春晚"), ("2026-02-16", 8, 3, 0.25, "春晚")])
 def test_a_gala_night_is_not_one_story(night: str, largest: int, merged: int, recall: float, word: str) -> None:
     """Each real 除夕 night's lists, without a model: no story of the night's size, the occasion found,
     and pairs of two different memes in one story at most the figure docs/stories.md quotes."""
