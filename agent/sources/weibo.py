@@ -71,7 +71,8 @@ class Weibo(Source):
             return self._parse_web(node["realtime"], url)
         if isinstance(node, dict) and "cards" in node:
             topics = self._parse_mobile(dig(self.name, node, "cards.0.card_group", url), url)
-            return topics + self._side_boards(node["cards"][1:], {t.title for t in topics})
+            cards = node["cards"]
+            return topics + self._side_boards(cards[1:] if isinstance(cards, list) else [], {t.title for t in topics})
         raise ParseError(self.name, "missing 'data.realtime' (web) or 'data.cards' (mobile) in the response",
                          url=url)
 
@@ -105,24 +106,19 @@ class Weibo(Source):
         for item in group:
             if not isinstance(item, dict) or not item.get("desc"):
                 continue
-            scheme = str(item.get("scheme") or "")
-            marks = f"{scheme} {(item.get('actionlog') or {}).get('ext', '')} {item.get('itemid', '')}"
-            if "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme:
+            scheme, marks = _marks(item)
+            if _paid(scheme, marks):
                 continue  # paid slot shown between ranked rows
             realpos = re.search(r"realpos(?::|%3D)(\d+)", marks)
             if realpos is None and item.get("desc_extr") in (None, ""):
                 continue  # the pinned first row has no rank and no heat
             extr = item.get("desc_extr")
             label = re.match(r"\s*([^\d\s]+)\s+\d", str(extr or ""))
-            params = parse_qs(urlsplit(scheme).query)
-            # the search word sits inside the (decoded) containerid: "100103type=1&t=10&q=#word#"
-            found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
-            query = found[0] if found else None
             title = str(item["desc"])
             topics.append(self.topic(
                 item_id=None, title=title, rank=int(realpos.group(1)) if realpos else len(topics) + 1,
                 heat_text=None if extr in (None, "") else str(extr),
-                url=self._search_url(query or f"#{title}#"),
+                url=self._search_url(_query(scheme) or f"#{title}#"),
                 extra={"category": label.group(1)} if label else {},
             ))
         if group and not topics:
@@ -143,19 +139,16 @@ class Weibo(Source):
                 # a topic row is card type 4 (as on the ranked board); 6 is the "查看更多…" link, 101 a header
                 if not isinstance(item, dict) or item.get("card_type") != 4 or not item.get("desc"):
                     continue
-                scheme = str(item.get("scheme") or "")
-                marks = f"{scheme} {(item.get('actionlog') or {}).get('ext', '')} {item.get('itemid', '')}"
+                scheme, marks = _marks(item)
                 title = str(item["desc"])
-                if title in seen or "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme:
+                if title in seen or _paid(scheme, marks):
                     continue
                 seen.add(title)
-                params = parse_qs(urlsplit(scheme).query)
-                found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
                 # no heat: a side board's figure ("正在热转", a rising row's discussion count) is no ranked row's
                 # heat, and a heat would lengthen Weibo's list in the fair heat every platform is read against
                 topics.append(self.topic(
                     item_id=None, title=title, rank=None,
-                    url=self._search_url(found[0] if found else f"#{title}#"),
+                    url=self._search_url(_query(scheme) or f"#{title}#"),
                     extra={"board": board} if board else {},
                 ))
         return topics
@@ -190,3 +183,24 @@ class Weibo(Source):
                 url=self._search_url(query),  # drop the tracking params (Refer=, band_rank=)
             ))
         return topics
+
+
+def _marks(item: dict[str, Any]) -> tuple[str, str]:
+    """A mobile row's link, and the text its rank and paid marks are read from (link, log, item id)."""
+    scheme = str(item.get("scheme") or "")
+    log = item.get("actionlog")
+    ext = log.get("ext", "") if isinstance(log, dict) else ""
+    return scheme, f"{scheme} {ext} {item.get('itemid', '')}"
+
+
+def _paid(scheme: str, marks: str) -> bool:
+    """A paid slot shown among a board's rows."""
+    return "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme
+
+
+def _query(scheme: str) -> str | None:
+    """The search word of a mobile row's link: it sits inside the (decoded) containerid,
+    "100103type=1&t=10&q=#word#"."""
+    params = parse_qs(urlsplit(scheme).query)
+    found = params.get("q") or parse_qs(params.get("containerid", [""])[0]).get("q") or []
+    return found[0] if found else None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -61,6 +63,20 @@ def test_real_mobile_keeps_the_rising_and_entertainment_boards(settings) -> None
     assert len(by_title) == len(topics)
     assert not any(t.title.startswith("查看更多") for t in topics)  # the boards' "see more" links
     assert all(t.url.startswith("https://s.weibo.com/weibo?q=") for t in topics)
+
+
+def test_odd_side_boards_are_skipped_not_fatal(settings) -> None:
+    """A side card of another shape (no group, a row whose log is text, a link row, an ad) costs nothing."""
+    ranked = {"card_type": 4, "desc": "春晚", "desc_extr": "晚会 12311533", "itemid": "realpos:1"}
+    cards = [{"card_group": [ranked]}, {"card_group": "none"}, "text",
+             {"title": "实时上升热点", "card_group": [
+                 {"card_type": 4, "desc": "小狗春晚", "actionlog": "ext:pos:1_1"},
+                 {"card_type": 4, "desc": "广告", "itemid": "is_ad_pos:1"},
+                 {"card_type": 6, "desc": "查看更多实时上升热点"}, {"card_type": 4, "desc": "春晚"}]}]
+    body = json.dumps({"ok": 1, "data": {"cards": cards}}).encode()
+    topics = Weibo().parse(body)
+    assert [(t.title, t.rank, t.extra) for t in topics] == [
+        ("春晚", 1, {"category": "晚会"}), ("小狗春晚", None, {"board": "实时上升热点"})]
 
 
 def test_real_mobile_drops_pinned_and_ads(settings) -> None:
