@@ -2,9 +2,9 @@
 
 The mobile API's answer holds more than the ranked board (`data.cards[0]`): the cards after it are
 the rising topics (实时上升热点, about twenty, no heat of their own) and the entertainment board (文娱热搜,
-about ten, with heat), which on a festival night carry memes the ranked board has not reached yet
-(汗流浃背了吧小尼, 帽子是撒贝宁的本体 on 2024-02-09). They are kept after the ranked rows with neither rank nor
-heat (their place is on another board, `extra["board"]`), as Douyin keeps its rising list.
+about ten, with heat), which on a festival night carry memes the ranked board has not reached yet. They
+are kept after the ranked rows with neither rank nor heat (their place is on another board, `extra["board"]`),
+as Douyin keeps its rising list.
 """
 
 from __future__ import annotations
