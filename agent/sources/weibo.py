@@ -107,7 +107,7 @@ class Weibo(Source):
             if not isinstance(item, dict) or not item.get("desc"):
                 continue
             scheme, marks = _marks(item)
-            if _paid(scheme, marks):
+            if _paid(marks):
                 continue  # paid slot shown between ranked rows
             realpos = re.search(r"realpos(?::|%3D)(\d+)", marks)
             if realpos is None and item.get("desc_extr") in (None, ""):
@@ -141,7 +141,7 @@ class Weibo(Source):
                     continue
                 scheme, marks = _marks(item)
                 title = str(item["desc"])
-                if title in seen or _paid(scheme, marks):
+                if title in seen or _paid(marks):
                     continue
                 seen.add(title)
                 # no heat: a side board's figure ("正在热转", a rising row's discussion count) is no ranked row's
@@ -193,9 +193,9 @@ def _marks(item: dict[str, Any]) -> tuple[str, str]:
     return scheme, f"{scheme} {ext} {item.get('itemid', '')}"
 
 
-def _paid(scheme: str, marks: str) -> bool:
-    """A paid slot shown among a board's rows."""
-    return "is_ad_pos:1" in marks or "topic_ad%3D1" in scheme
+def _paid(marks: str) -> bool:
+    """A paid slot shown among a board's rows (`marks` holds the row's link too)."""
+    return "is_ad_pos:1" in marks or "topic_ad%3D1" in marks
 
 
 def _query(scheme: str) -> str | None:
