@@ -9,7 +9,8 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
    no term with any title of the story is about something else: a Zhihu question's excerpt is often
    its asker's own musing ("这应该跟…一样吧"), not what happened;
 2. else another platform's title of the same story that adds what the matched title lacks
-   (a co-host's joke about the slip, under the slip's own title).
+   (a co-host's joke about the slip, under the slip's own title). The function words every
+   sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术".
 
 A sentence that adds nothing the title does not already say is no gist: the caption keeps its
 title and meta lines alone.
@@ -92,7 +93,7 @@ def _own_sentences(item: _Item, repeated: Callable[[str, str], bool]) -> list[st
 
 
 def _new_terms(text: str, known: set[str]) -> int:
-    return len(set(han_bigrams(text)) - known)
+    return len(set(han_bigrams(text)) - known - ZH_STOP_BIGRAMS)
 
 
 def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], bool]) -> str | None:

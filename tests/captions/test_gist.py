@@ -70,3 +70,10 @@ def test_a_summary_that_shares_nothing_with_the_storys_titles_is_no_gist() -> No
     lead = topic("zhihu", "z", "如何评价某魔术师在春晚表演的魔术？",
                  summary="全场观众跟着撕扑克牌，最后手里的半张都对上了，魔术师说这是数学。")
     assert gist(lead, [lead, *members[1:]], lambda _s, _o: False) == lead.summary
+
+
+def test_function_words_of_a_question_add_nothing_to_a_title_gist() -> None:
+    """"到底是什么" holds more new bigrams than "带观众集体变魔术", and says less of what happened."""
+    lead = topic("zhihu", "z", "如何评价魔术师在春晚表演的魔术《守岁》？")
+    members = [lead, topic("zhihu", "q", "魔术师的魔术到底是什么数学原理？"), topic("douyin", "d", "魔术师春晚带观众集体变魔术")]
+    assert gist(lead, members, lambda _s, _o: False) == "魔术师春晚带观众集体变魔术"
