@@ -35,6 +35,9 @@ class StoryLookup(Protocol):
     @property
     def repeated_openers(self) -> frozenset[tuple[str, str]]: ...
 
+    @property
+    def occasions(self) -> Sequence[Any]: ...
+
 
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
     """The member that words the story best: the matched item, unless a news-like list does better."""
@@ -67,7 +70,8 @@ class CaptionComposer:
         heat = members[0].heat if cluster else topic.heat
         lead = _headline(topic, members)
         repeated = self.stories.repeated_openers
-        said = summary or gist(lead, members, lambda source, opening: (source, opening) in repeated)
+        occasion = [o.word for o in self.stories.occasions]  # the night's words say which night, not which meme
+        said = summary or gist(lead, members, lambda source, opening: (source, opening) in repeated, occasion)
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
                                summary=said, score=ranked.score, topic_id=topic.id,

@@ -7,7 +7,9 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
    opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
    item (`Openers` counts them from the held lists; nothing here names a day). A sentence that shares
    no term with any title of the story is about something else: a Zhihu question's excerpt is often
-   its asker's own musing ("这应该跟…一样吧"), not what happened;
+   its asker's own musing ("这应该跟…一样吧"), not what happened. The occasion's words (春晚 on a gala
+   night, `StoryView.occasions`) are no such term: "中央广播电视总台春晚拉开帷幕。" opens a robot act's
+   summary and says only which night it is;
 2. else another platform's title of the same story that adds what the matched title lacks
    (a co-host's joke about the slip, under the slip's own title). The function words every
    sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术".
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
 from ..ranking.stopwords import ZH_STOP_BIGRAMS
@@ -96,16 +98,26 @@ def _new_terms(text: str, known: set[str]) -> int:
     return len(set(han_bigrams(text)) - known - ZH_STOP_BIGRAMS)
 
 
-def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], bool]) -> str | None:
-    """The line that says what `topic`'s story is (see the module), or None."""
+def _past(text: str, occasion: Collection[str]) -> set[str]:
+    """A text's bigrams with the occasion's words cut out, and the bigrams that reach into them
+    (台春 of "总台春晚")."""
+    for word in occasion:
+        text = text.replace(word, "|")
+    return set(han_bigrams(text))
+
+
+def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], bool],
+         occasion: Collection[str] = ()) -> str | None:
+    """The line that says what `topic`'s story is (see the module), or None. `occasion`: the
+    occasion words of the held lists."""
     known = set(han_bigrams(topic.title))
     ordered: Iterable[_Item] = [topic, *(m for m in members if m is not topic)]
-    # what the story's headlines say, less the function words every sentence has (什么, 一个)
-    titled = known.union(*(han_bigrams(m.title) for m in members)) - ZH_STOP_BIGRAMS
+    # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
+    titled = set().union(*(_past(m.title, occasion) for m in [topic, *members])) - ZH_STOP_BIGRAMS
     for item in ordered:
         for sentence in _own_sentences(item, repeated):
             said = set(han_bigrams(sentence))
-            if len(said - known) >= MIN_NEW_TERMS and said & titled:
+            if len(said - known) >= MIN_NEW_TERMS and _past(sentence, occasion) & titled:
                 return sentence
     titles = [m.title for m in members if m is not topic and m.title != topic.title]
     best = max(titles, key=lambda t: (_new_terms(t, known), -len(t)), default=None)

@@ -216,6 +216,11 @@ class TopicIndex:
         """Story id -> the occasion it sits under, where there is one."""
         return self.view.occasion_of
 
+    @property
+    def occasions(self) -> tuple[Occasion, ...]:
+        """What many stories of the held lists share (stories/occasions.py)."""
+        return self.view.occasions
+
     def cluster_list(self) -> list[Story]:
         """Each current cross-platform cluster once, hottest first by fair heat (`Story.score`)."""
         return list(self.view.stories)

@@ -75,5 +75,16 @@ def test_a_summary_that_shares_nothing_with_the_storys_titles_is_no_gist() -> No
 def test_function_words_of_a_question_add_nothing_to_a_title_gist() -> None:
     """"到底是什么" holds more new bigrams than "带观众集体变魔术", and says less of what happened."""
     lead = topic("zhihu", "z", "如何评价魔术师在春晚表演的魔术《守岁》？")
-    members = [lead, topic("zhihu", "q", "魔术师的魔术到底是什么数学原理？"), topic("douyin", "d", "魔术师春晚带观众集体变魔术")]
+    members = [lead, topic("zhihu", "q", "魔术师的魔术到底是什么数学原理？"),
+               topic("douyin", "d", "魔术师春晚带观众集体变魔术")]
     assert gist(lead, members, lambda _s, _o: False) == "魔术师春晚带观众集体变魔术"
+
+
+def test_a_sentence_sharing_only_the_occasions_word_with_the_titles_is_no_gist() -> None:
+    """Under a gala night's word, "the gala began" is which night it is, not what the act was."""
+    lead = topic("baidu", "r", "机器人功夫惊艳全场",
+                 summary="X月X日，晚会春晚拉开帷幕。在功夫节目中，人形机器人化身武术高手，一招一式行云流水。")
+    members = [lead, topic("douyin", "d", "春晚机器人打醉拳")]
+    assert gist(lead, members, lambda _s, _o: False) == "X月X日，晚会春晚拉开帷幕。"  # 春晚 is in a title
+    said = gist(lead, members, lambda _s, _o: False, occasion=["春晚"])
+    assert said is not None and said.startswith("在功夫节目中，人形机器人化身武术高手")
