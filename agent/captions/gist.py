@@ -5,11 +5,12 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
 1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first,
    without what the platform puts before every item that night: an opening clause or sentence that
    opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
-   item (`Openers` counts them from the held lists; nothing here names a day). A sentence that shares
+   item (`Openers` counts them from the held lists; nothing here names a day). A summary that shares
    no term with any title of the story is about something else: a Zhihu question's excerpt is often
-   its asker's own musing ("这应该跟…一样吧"), not what happened. The occasion's words (春晚 on a gala
-   night, `StoryView.occasions`) are no such term: "中央广播电视总台春晚拉开帷幕。" opens a robot act's
-   summary and says only which night it is;
+   its asker's own musing ("这应该跟…一样吧"), not what happened. One that names the story in any
+   sentence is about it throughout (a scene first, the city it is in last), but for a sentence that
+   says the occasion (春晚 on a gala night, `StoryView.occasions`) and nothing of the story's titles:
+   "某台春晚拉开帷幕。" opening an act's summary says only which night it is;
 2. else another platform's title of the same story that adds what the matched title lacks
    (a co-host's joke about the slip, under the slip's own title). The function words every
    sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术".
@@ -115,9 +116,13 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
     titled = set().union(*(_past(m.title, occasion) for m in [topic, *members])) - ZH_STOP_BIGRAMS
     for item in ordered:
-        for sentence in _own_sentences(item, repeated):
-            said = set(han_bigrams(sentence))
-            if len(said - known) >= MIN_NEW_TERMS and _past(sentence, occasion) & titled:
+        sentences = _own_sentences(item, repeated)
+        # a summary naming the story somewhere is about it throughout, but where a sentence says only the night
+        on_story = any(_past(s, occasion) & titled for s in sentences)
+        for sentence in sentences:
+            if len(set(han_bigrams(sentence)) - known) < MIN_NEW_TERMS:
+                continue
+            if _past(sentence, occasion) & titled or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
     titles = [m.title for m in members if m is not topic and m.title != topic.title]
     best = max(titles, key=lambda t: (_new_terms(t, known), -len(t)), default=None)

@@ -33,6 +33,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from agent.models import Topic
+from agent.ranking.everyday import vocabulary as everyday_words
 from agent.ranking.pacing import paced, step_aside
 from agent.ranking.stopwords import QUERY_EN
 from agent.stories.story import Link, Story
@@ -333,6 +334,11 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
         spans = _occasion_spans(a, occasion), _occasion_spans(b, occasion)
         shared = {t for t in shared if not (_within(a, t, spans[0]) or _within(b, t, spans[1]))}
     act = _same_act(a, b, weights)
+    if weights.under_occasion and shared and not act and shared <= everyday_words():
+        # on a festival night its greetings and customs are bare entries of their own (红包, 拜年),
+        # and every item saying one shares it: someone asking for 红包 and someone handing 红包 out are
+        # two stories
+        return None
     if not shared and not act and (both_titles or any(map(occasion, ta | tb))):
         # only the occasion in common, or nothing but a headline that names the occasion: two stories
         # of one occasion (on its night every item's text is about it, so their cosine is too)

@@ -88,3 +88,11 @@ def test_a_sentence_sharing_only_the_occasions_word_with_the_titles_is_no_gist()
     assert gist(lead, members, lambda _s, _o: False) == "X月X日，晚会春晚拉开帷幕。"  # 春晚 is in a title
     said = gist(lead, members, lambda _s, _o: False, occasion=["春晚"])
     assert said is not None and said.startswith("在功夫节目中，人形机器人化身武术高手")
+
+
+def test_a_summary_naming_its_story_in_a_later_sentence_is_about_it_from_the_first() -> None:
+    """The city comes last: the sentence before it says what the fireworks were like."""
+    lead = topic("baidu", "f", "被某城的烟花美翻了", summary="一城烟火，满屏年味，漫天璀璨。今晚被某城的烟花美翻了。")
+    assert gist(lead, [lead], lambda _s, _o: False, occasion=["春晚"]) == "一城烟火，满屏年味，漫天璀璨。"
+    musing = topic("zhihu", "m", "某城烟花好看吗？", summary="满屏年味，漫天璀璨。我家楼下也放了。")
+    assert gist(musing, [musing], lambda _s, _o: False) is None  # no sentence names the story

@@ -198,3 +198,13 @@ def test_a_work_every_context_names_proposes_no_candidates() -> None:
     offered = held.lexical_candidates("douyin:new", GroupingRules())
     assert "baidu:r1" in offered
     assert not any(c.startswith("zhihu:") for c in offered)
+
+
+def test_on_an_occasion_night_items_sharing_only_a_festival_custom_are_apart() -> None:
+    """A bare custom is a list entry of its own on the night (红包), and every item saying it shares it: a
+    man begging his mother for one and a star handing them out are two stories, and neither is the entry's."""
+    customs = [("weibo", "r0", "红包"), ("baidu", "r1", "中年男子跪着讨红包"), ("douyin", "r2", "某明星发红包了")]
+    topics = [topic(s, i, t, rank=n + 1, heat=1000.0 - n) for n, (s, i, t) in enumerate(customs + MEMES + FILLER)]
+    story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
+    ids = [t.id for t in topics[:3]]
+    assert len({story_of.get(i, i) for i in ids}) == 3
