@@ -117,13 +117,15 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     titled = set().union(*(_past(m.title, occasion) for m in [topic, *members])) - ZH_STOP_BIGRAMS
     for item in ordered:
         sentences = _own_sentences(item, repeated)
+        naming = [bool(_past(s, occasion) & titled) for s in sentences]
         # a summary naming the story somewhere is about it throughout, but where a sentence says only the night
-        on_story = any(_past(s, occasion) & titled for s in sentences)
-        for sentence in sentences:
+        on_story = any(naming)
+        for sentence, names in zip(sentences, naming, strict=True):
             if len(set(han_bigrams(sentence)) - known) < MIN_NEW_TERMS:
                 continue
-            if _past(sentence, occasion) & titled or (on_story and not any(w in sentence for w in occasion)):
+            if names or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
-    titles = [m.title for m in members if m is not topic and m.title != topic.title]
-    best = max(titles, key=lambda t: (_new_terms(t, known), -len(t)), default=None)
-    return best if best is not None and _new_terms(best, known) >= MIN_NEW_TERMS else None
+    scored = [(_new_terms(m.title, known), -len(m.title), m.title) for m in members
+              if m is not topic and m.title != topic.title]
+    best = max(scored, key=lambda c: c[:2], default=None)  # a tie keeps the members' order
+    return best[2] if best is not None and best[0] >= MIN_NEW_TERMS else None
