@@ -142,6 +142,30 @@ def test_by_default_a_weaker_meme_said_right_after_a_caption_goes_up_when_that_c
     assert up.show and up.topic_id == "weak"
 
 
+def test_a_weaker_meme_goes_up_once_a_short_caption_has_been_read_three_times():
+    """A short headline is taken in long before its time on screen ends: a weaker meme said meanwhile
+    waits for three of its readings, not its whole 10 s, so the meme the table says next does not take
+    its place first. Before three readings it still never displaces the caption."""
+    g = SessionGate(policy=GatePolicy(replace_margin=0.0))
+    say_and_decide(g, [c("a", 0.8)], 0)
+    g.reading(2.5, on_screen_s=10.0)  # an 11-character headline, kept 10 s by the display
+    held = say_and_decide(g, [c("weak", 0.4)], 3)
+    assert held.reason == "display_locked" and "4.5s more" in held.detail
+    assert g.due() == 7.5  # three readings, before the caption's 10 s end
+    up = g.decide([], 7.5, release=True)
+    assert up.show and up.reason == "replaced" and up.topic_id == "weak"
+    g = SessionGate(policy=GatePolicy(replace_margin=0.0))
+    say_and_decide(g, [c("a", 0.8)], 0)
+    g.reading(2.5, on_screen_s=10.0)
+    assert say_and_decide(g, [c("weak", 0.4)], 7).reason == "display_locked"  # two readings and a half
+    assert say_and_decide(g, [c("other", 0.3)], 8).reason == "replaced"  # a new line's, once it yields
+    g = SessionGate()
+    say_and_decide(g, [c("a", 0.8)], 0)
+    g.reading(6.0, on_screen_s=10.0)  # a long headline: its time on screen ends first
+    say_and_decide(g, [c("weak", 0.4)], 3)
+    assert g.due() == 10.0
+
+
 def test_the_same_story_is_never_held_back():
     g = gate(min_read_s=6, held_back_s=6)
     say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="s")], 0)

@@ -34,10 +34,13 @@ pytestmark = pytest.mark.slow
 #: merged with his age joke, whose summary then says the wrong meme); 2024-02-09's figures are unchanged.
 #: 2026-02-16 moved with the occasion's word no term a gist sentence shares with its story's titles (the
 #: robots' summary opens "…春晚拉开帷幕。"): the gist 19 -> 20.
+#: 2026-02-16 moved with a weaker meme waiting three readings of a short caption at most, not its whole time
+#: on screen (`GatePolicy.weaker_reads`): the flower goddess's English line goes up, hits 23 -> 24, English
+#: 5 -> 6, the gist 20 -> 21; 2024-02-09's figures are unchanged.
 FLOORS = {
     "2024-02-09": {"trend_lines": 20, "hits": 17, "zh_hits": 13, "en_hits": 4, "gist": 13, "small": 0,
                    "greetings": 1, "repeats": 1, "flicker": 1},
-    "2026-02-16": {"trend_lines": 25, "hits": 23, "zh_hits": 18, "en_hits": 5, "gist": 20, "small": 1,
+    "2026-02-16": {"trend_lines": 25, "hits": 24, "zh_hits": 18, "en_hits": 6, "gist": 21, "small": 1,
                    "greetings": 0, "repeats": 0, "flicker": 0},
 }
 
@@ -101,7 +104,8 @@ def test_the_display_yields_to_new_memes_without_flicker(night: tuple[dict, dict
 #: A night replayed on two of its lists (`--lists`): Zhihu and Douyin carry titles and a few excerpts, the
 #: shape of a held-out night whose gist had to come from another platform's title (docs/relevance.md, "The
 #: gist on a night of thin lists"). Floors at what the eval printed when they were set.
-THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 16, "gist": 7, "small": 2, "greetings": 1}}
+#: With a weaker meme waiting three readings at most: hits 16 -> 18, the gist 7 -> 9, small talk 2 -> 1.
+THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 18, "gist": 9, "small": 1, "greetings": 1}}
 
 
 @pytest.mark.parametrize(("day", "lists"), sorted(THIN))
