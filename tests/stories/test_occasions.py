@@ -208,3 +208,13 @@ def test_on_an_occasion_night_items_sharing_only_a_festival_custom_are_apart() -
     story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
     ids = [t.id for t in topics[:3]]
     assert len({story_of.get(i, i) for i in ids}) == 3
+
+
+def test_a_custom_said_after_a_possessive_is_still_only_a_custom() -> None:
+    """"花花的年夜饭" and "陈哲远的年夜饭" share 的年 as well as 年夜饭: the bigram reaching into the custom from
+    的 is the seam of the phrase, not a word the two headlines share, so they stay apart."""
+    customs = [("douyin", "f0", "花花的年夜饭"), ("weibo", "f1", "陈哲远的年夜饭"), ("weibo", "f2", "杭州人的年夜饭")]
+    topics = [topic(s, i, t, rank=n + 1, heat=1000.0 - n) for n, (s, i, t) in enumerate(customs + MEMES + FILLER)]
+    story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
+    ids = [t.id for t in topics[:3]]
+    assert len({story_of.get(i, i) for i in ids}) == 3
