@@ -70,9 +70,10 @@ class GatePolicy:
     held_back_s: float = DISPLAY_LOCK_S
     # ... and a story too weak to displace the caption waits for it at most this many of the caption's
     # reading times (`reading`), never past its time on screen: a short headline is taken in long before
-    # its 10 s are up, and at a table's pace the meme said next took the waiting one's place (a relay
-    # said 3 s after an 11-character caption, a thin night's memes 6 s apart). Chosen with each festival
-    # night left out (docs/relevance.md, "A weaker meme waits three readings").
+    # its 10 s are up, and at a table's pace the meme said next took the waiting one's place (an English
+    # line said 6 s after a 9-character caption; on a night of two thin lists, the memes said 6 s after
+    # one). Chosen with each festival night left out (docs/relevance.md, "A weaker meme waits three
+    # readings").
     weaker_reads: float = 3.0
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
