@@ -163,8 +163,8 @@ def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
 
 def _only_a_custom(shared: AbstractSet[str]) -> bool:
     """Whether the terms two headlines share say a festival custom or greeting and nothing else. A bigram
-    reaching into the custom from a function character (的年 of "花花的年夜饭" and "陈哲远的年夜饭") is
-    the seam of the phrase, not a word the two share."""
+    reaching into the custom from a function character (的年 of "小区的年夜饭" and "某明星的年夜饭") is the
+    seam of the phrase, not a word the two share."""
     words = {t for t in shared if not set(t) & ZH_FUNCTION_CHARS}
     return bool(words) and words <= everyday_words()
 
