@@ -295,8 +295,9 @@ class SessionGate:
         up = now - self.last_shown_at  # the caption on screen is the one shown last
         if top.story == on_screen.story:
             return f"{on_screen.topic_id} (the same story) on screen for {left:.1f}s more", "same"
-        if not self._strong(on_screen, top) and now < self._yields_at() - 1e-6:
-            return f"{on_screen.topic_id} on screen for {min(left, self._yields_at() - now):.1f}s more", "stronger"
+        yields = self._yields_at()
+        if not self._strong(on_screen, top) and now < yields - 1e-6:
+            return f"{on_screen.topic_id} on screen for {min(left, yields - now):.1f}s more", "stronger"
         if up < self.read_s - 1e-6:  # `due` is shown-at + read_s: the sum's rounding is not "unread"
             return f"{on_screen.topic_id} up {up:.1f}s of the {self.read_s:.1f}s it takes to read", "reading"
         return "", "none"

@@ -18,13 +18,15 @@ entry ("新年快乐那首歌是什么") still gets it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
 from ..text import han_bigrams
 from .stopwords import CORE_EN, ZH_FUNCTION_CHARS
 
-__all__ = ["EVERYDAY_SHARE", "asks", "everyday_phrase", "everyday_share", "only_everyday", "vocabulary"]
+__all__ = ["EVERYDAY_SHARE", "asks", "everyday_phrase", "everyday_share", "only_customs", "only_everyday",
+           "vocabulary"]
 
 EVERYDAY_SHARE = 0.6  # a text whose terms are this share everyday words is an everyday phrase
 _ASKS = re.compile(
@@ -42,7 +44,19 @@ def vocabulary() -> frozenset[str]:
 
 
 def _terms(text: str) -> set[str]:
-    return {t for t in han_bigrams(text) if t not in CORE_EN and not (set(t) & ZH_FUNCTION_CHARS)}
+    return {t for t in han_bigrams(text) if _word(t)}
+
+
+def _word(term: str) -> bool:
+    """A bigram that can be a word: no grammatical character (的年 of "小区的年夜饭" is a seam)."""
+    return term not in CORE_EN and not (set(term) & ZH_FUNCTION_CHARS)
+
+
+def only_customs(terms: Iterable[str]) -> bool:
+    """Whether the words among `terms` (bigrams two headlines share, say) are everyday words and nothing
+    else: a festival custom or greeting, its seams with the words around it aside."""
+    words = {t for t in terms if _word(t)}
+    return bool(words) and words <= vocabulary()
 
 
 def _reaching_into_everyday(line: str, terms: set[str]) -> set[str]:

@@ -33,9 +33,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from agent.models import Topic
-from agent.ranking.everyday import vocabulary as everyday_words
+from agent.ranking.everyday import only_customs
 from agent.ranking.pacing import paced, step_aside
-from agent.ranking.stopwords import QUERY_EN, ZH_FUNCTION_CHARS
+from agent.ranking.stopwords import QUERY_EN
 from agent.stories.story import Link, Story
 from agent.stories.terms import _UNIT, StoryTerms, dictionary_words, normalise, story_terms
 from agent.text import HAN, is_han
@@ -159,14 +159,6 @@ def shared_phrases(item: Evidence, shared: Iterable[str]) -> list[str]:
     """The separate phrases of `item`'s headline that `shared` terms cover, in headline order:
     辽阳 and 饭店火灾 for "辽宁辽阳一饭店火灾22死3伤" against "习近平对辽阳饭店火灾作出重要指示"."""
     return [_join(run) for run in _shared_runs(item, set(shared))]
-
-
-def _only_a_custom(shared: AbstractSet[str]) -> bool:
-    """Whether the terms two headlines share say a festival custom or greeting and nothing else. A bigram
-    reaching into the custom from a function character (的年 of "小区的年夜饭" and "某明星的年夜饭") is the
-    seam of the phrase, not a word the two share."""
-    words = {t for t in shared if not set(t) & ZH_FUNCTION_CHARS}
-    return bool(words) and words <= everyday_words()
 
 
 def _shared_runs(item: Evidence, shared: AbstractSet[str]) -> list[tuple[str, ...]]:
@@ -342,10 +334,10 @@ def _pair(a: Evidence, b: Evidence, weights: Weights,
         spans = _occasion_spans(a, occasion), _occasion_spans(b, occasion)
         shared = {t for t in shared if not (_within(a, t, spans[0]) or _within(b, t, spans[1]))}
     act = _same_act(a, b, weights)
-    if weights.under_occasion and not act and _only_a_custom(shared):
+    if weights.under_occasion and not act and only_customs(shared):
         # on a festival night its greetings and customs are bare entries of their own (红包, 拜年),
         # and every item saying one shares it: someone asking for 红包 and someone handing 红包 out are
-        # two stories
+        # two stories (a custom after 的 too: 的年 of "…的年夜饭" is a seam, not a word they share)
         return None
     if not shared and not act and (both_titles or any(map(occasion, ta | tb))):
         # only the occasion in common, or nothing but a headline that names the occasion: two stories
