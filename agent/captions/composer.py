@@ -38,6 +38,9 @@ class StoryLookup(Protocol):
     @property
     def occasions(self) -> Sequence[Any]: ...
 
+    @property
+    def akin(self) -> Mapping[str, Sequence[str]]: ...
+
 
 def _headline(topic: Any, members: Sequence[Any]) -> Any:
     """The member that words the story best: the matched item, unless a news-like list does better."""
@@ -71,7 +74,11 @@ class CaptionComposer:
         lead = _headline(topic, members)
         repeated = self.stories.repeated_openers
         occasion = [o.word for o in self.stories.occasions]  # the night's words say which night, not which meme
-        said = summary or gist(lead, members, lambda source, opening: (source, opening) in repeated, occasion)
+        inside = {m.id for m in members}
+        akin = [row.topic for tid in self.stories.akin.get(topic.id, ())
+                if tid not in inside and (row := self.stories.stored.get(tid)) is not None]
+        said = summary or gist(lead, members, lambda source, opening: (source, opening) in repeated, occasion,
+                               akin=akin)
         return compose_caption(title=lead.title, platforms=platforms, heat=heat,
                                trend=stored.trend if stored else "steady", profile=profile,
                                summary=said, score=ranked.score, topic_id=topic.id,

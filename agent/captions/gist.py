@@ -13,7 +13,13 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
    "某台春晚拉开帷幕。" opening an act's summary says only which night it is;
 2. else another platform's title of the same story that adds what the matched title lacks
    (a co-host's joke about the slip, under the slip's own title). The function words every
-   sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术".
+   sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术";
+3. else the title of another entry of the matched item's own list that the link model ties to it
+   strongly (`StoryView.akin`): a list often keeps two entries on one meme, one a quip ("X接仙气Y接地气"),
+   the other what happened ("XY第8次携手上春晚"). Two entries of one list join no story on their own
+   (docs/stories.md), so on lists that explain little (Douyin titles, Zhihu questions without an
+   excerpt) this is the only other wording of the meme there is. Last, because such a pair is
+   sometimes two things of one person.
 
 A sentence that adds nothing the title does not already say is no gist: the caption keeps its
 title and meta lines alone.
@@ -108,9 +114,9 @@ def _past(text: str, occasion: Collection[str]) -> set[str]:
 
 
 def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], bool],
-         occasion: Collection[str] = ()) -> str | None:
+         occasion: Collection[str] = (), *, akin: Sequence[_Item] = ()) -> str | None:
     """The line that says what `topic`'s story is (see the module), or None. `occasion`: the
-    occasion words of the held lists."""
+    occasion words of the held lists; `akin`: the entries of its own list tied to it, outside its story."""
     known = set(han_bigrams(topic.title))
     ordered: Iterable[_Item] = [topic, *(m for m in members if m is not topic)]
     # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
@@ -125,7 +131,12 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
                 continue
             if names or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
-    scored = [(_new_terms(m.title, known), -len(m.title), m.title) for m in members
+    return _best_title(topic, members, known) or _best_title(topic, akin, known)
+
+
+def _best_title(topic: _Item, others: Sequence[_Item], known: set[str]) -> str | None:
+    """The title of `others` adding most terms `known` lacks, if it adds enough; a tie keeps their order."""
+    scored = [(_new_terms(m.title, known), -len(m.title), m.title) for m in others
               if m is not topic and m.title != topic.title]
-    best = max(scored, key=lambda c: c[:2], default=None)  # a tie keeps the members' order
+    best = max(scored, key=lambda c: c[:2], default=None)
     return best[2] if best is not None and best[0] >= MIN_NEW_TERMS else None

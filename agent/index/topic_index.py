@@ -87,6 +87,11 @@ class IndexView:
         """Story id -> the occasion it sits under."""
         return self.story_view.occasion_of
 
+    @property
+    def akin(self) -> Mapping[str, tuple[str, ...]]:
+        """Topic id -> the ids of the items of its own list linked to it strongly (stories/published.py)."""
+        return self.story_view.akin
+
 
 class TopicIndex:
     """Owns the ranker's index and the story clusters; the one ranking call of the service."""
@@ -220,6 +225,10 @@ class TopicIndex:
     def occasions(self) -> tuple[Occasion, ...]:
         """What many stories of the held lists share (stories/occasions.py)."""
         return self.view.occasions
+
+    @property
+    def akin(self) -> Mapping[str, tuple[str, ...]]:
+        return self.view.akin
 
     def cluster_list(self) -> list[Story]:
         """Each current cross-platform cluster once, hottest first by fair heat (`Story.score`)."""

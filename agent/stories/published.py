@@ -20,13 +20,15 @@ __all__ = ["StoryView"]
 @dataclass(frozen=True)
 class StoryView:
     """The stories of one update: each story (its fair heat is `Story.score`), each topic's story, each
-    story's members, and the occasions they sit under."""
+    story's members, the occasions they sit under, and the items of one list that say what another is."""
 
     stories: tuple[Story, ...] = ()  # each story once, hottest first by fair heat
     story_of: Mapping[str, Story] = field(default_factory=dict)  # topic id -> its story
     members: Mapping[str, frozenset[str]] = field(default_factory=dict)  # story id -> its topic ids
     occasions: tuple[Occasion, ...] = ()  # what many stories share (a gala night), most carried first
     occasion_of: Mapping[str, Occasion] = field(default_factory=dict)  # story id -> its occasion
+    # topic id -> the ids of the items of its own list linked to it strongly, strongest first (`StoryIndex._akin`)
+    akin: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def places(self, story: Story) -> dict[str, int | None]:
         """One place per platform: the best rank of the story's members on each list, hottest list first."""

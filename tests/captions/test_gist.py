@@ -96,3 +96,15 @@ def test_a_summary_naming_its_story_in_a_later_sentence_is_about_it_from_the_fir
     assert gist(lead, [lead], lambda _s, _o: False, occasion=["春晚"]) == "一城烟火，满屏年味，漫天璀璨。"
     musing = topic("zhihu", "m", "某城烟花好看吗？", summary="满屏年味，漫天璀璨。我家楼下也放了。")
     assert gist(musing, [musing], lambda _s, _o: False) is None  # no sentence names the story
+
+
+def test_a_title_of_the_items_own_list_tied_to_it_is_the_gist_when_nothing_else_says_more() -> None:
+    lead = topic("douyin", "1", "林夏接仙气周舟接地气")
+    akin = [topic("douyin", "2", "林夏周舟第8次携手登台")]
+    assert gist(lead, [lead], lambda _s, _o: False) is None
+    assert gist(lead, [lead], lambda _s, _o: False, akin=akin) == "林夏周舟第8次携手登台"
+    # the story's own titles come first: the entry of the same list is the last resort
+    other = topic("zhihu", "3", "如何评价林夏周舟的小品《团圆饭》？")
+    assert gist(lead, [lead, other], lambda _s, _o: False, akin=akin) == other.title
+    # an entry that adds nothing the title lacks is no gist
+    assert gist(lead, [lead], lambda _s, _o: False, akin=[topic("douyin", "4", "林夏接仙气")]) is None
