@@ -35,6 +35,7 @@ field of the session gate's policy, to compare settings (docs/relevance.md, "The
     .venv/bin/python scripts/eval/festival.py --devset fixtures/festival/customs.json \
         --day-dir ../shared/days/2026-02-16 --gap 12     # a table written here (fixtures/festival/README.md)
     .venv/bin/python scripts/eval/festival.py --chitchat --gap 12   # real small talk on each night's lists
+    .venv/bin/python scripts/eval/festival.py --asr       # each line as a recogniser delivers it, in two pieces
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from agent.live.gating import GatePolicy
 from agent.ranking import build_embedder
 from agent.ranking.lexical import tokenize
 from agent.settings import Settings
+from harness.asr import asr_pieces
 from harness.paths import SHARED
 
 DAY = "2024-02-09"
@@ -180,6 +182,26 @@ def why(heard: Heard) -> str:
     return f"{d.get('reason', '?')}{detail}{held}"
 
 
+#: With --asr, the seconds between the two pieces a recogniser cuts one line into (a pause inside a
+#: sentence, under the window's JOIN_S, so the window joins them again).
+PIECE_S = 1.0
+
+
+def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
+    """The utterances one line arrives as: itself, or with --asr two recognised pieces (harness/asr.py)."""
+    return asr_pieces(text, lang) if args.asr else (text,)
+
+
+async def say(runtime: Any, session: Any, pieces: tuple[str, ...], at: float) -> Any:
+    """The pieces of one line, `PIECE_S` apart; the line's result is a piece's that put a caption up, else the last's."""
+    result = None
+    for k, piece in enumerate(pieces):
+        out = await runtime.handle_utterance(session, piece, now=at + k * PIECE_S)
+        if result is None or out.captions or not result.captions:
+            result = out
+    return result
+
+
 async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -> tuple[list[list[Heard]], int]:
     """Every conversation through one service, each in its own session; the topics it indexed."""
     from agent.runtime import Runtime
@@ -213,7 +235,7 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
             heard = []
             lines = conv["lines"]
             for i, line in enumerate(lines):
-                result = await runtime.handle_utterance(session, line["text"], now=start + i * args.gap)
+                result = await say(runtime, session, spoken(args, line["text"], conv["lang"]), start + i * args.gap)
                 # a caption held back while the one before it was read goes up by itself before the next
                 # line (one due as the next is said waits for it: that line comes first; after the last:
                 # whenever it falls due); it belongs to this line, the newest
@@ -442,6 +464,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chitchat", action="store_true",
                     help="say the real small talk of ../shared/devsets/chitchat.json on each night's lists instead")
     ap.add_argument("--lines", action="store_true", help="also print every line's decision")
+    ap.add_argument("--asr", action="store_true",
+                    help="say each line as a speech recogniser delivers it: no punctuation, English lower-cased, "
+                         "numbers spoken, cut in two pieces (harness/asr.py)")
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
     ap.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",

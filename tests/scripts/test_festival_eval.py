@@ -167,3 +167,10 @@ def test_real_small_talk_stays_quiet_on_a_festival_nights_lists(day: str, most: 
     by_lang = festival.evaluate(args)["total"]["by_lang"]
     for lang, ceiling in most.items():
         assert by_lang[lang]["small_lines"] == 400 and by_lang[lang]["small_captioned"] <= ceiling, lang
+
+
+def test_with_asr_a_line_arrives_as_a_recognisers_two_pieces() -> None:
+    asr = argparse.Namespace(asr=True)
+    assert festival.spoken(asr, "刚才那个魔术，你们看了吗？", "zh") == ("刚才那个魔", "术你们看了吗")
+    assert festival.spoken(asr, "Did you see the magic trick?", "en") == ("did you see", "the magic trick")
+    assert festival.spoken(argparse.Namespace(asr=False), "刚才那个魔术，你们看了吗？", "zh") == ("刚才那个魔术，你们看了吗？",)
