@@ -39,6 +39,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..models import zh_or_en
+from .deixis import parts_at_the_table
 from .lexical import query_terms
 from .snapshot import IndexSnapshot
 from .stopwords import ZH_SEAMS
@@ -285,7 +286,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         dense = topic_z = dense_evidence(cos, snapshot, profile, lang)
         if profile.calibration == "topic":
             topic_z = dense_evidence(cos, snapshot, profile, lang, per="topic")
-    said = query_terms(parts)
+    # what the table points at as its own ("咱家那个…", "这锅…") is no lexical evidence (deixis.py)
+    said = query_terms(parts_at_the_table(parts))
     lex = (_lexical(snapshot, said, bridged, cal.lexical_tau, named) if (channels != "dense" or not use_dense) and n
            else np.zeros(n, dtype=np.float32))
     bridged_lex = None

@@ -189,11 +189,11 @@ PIECE_S = 1.0
 
 def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
     """The utterances one line arrives as: itself, or with --asr two recognised pieces (harness/asr.py)."""
-    return asr_pieces(text, lang) if args.asr else (text,)
+    return asr_pieces(text, lang) if getattr(args, "asr", False) else (text,)
 
 
 async def say(runtime: Any, session: Any, pieces: tuple[str, ...], at: float) -> Any:
-    """The pieces of one line, `PIECE_S` apart; the line's result is a piece's that put a caption up, else the last's."""
+    """The pieces of one line, `PIECE_S` apart; its result: a piece's that put a caption up, else the last's."""
     result = None
     for k, piece in enumerate(pieces):
         out = await runtime.handle_utterance(session, piece, now=at + k * PIECE_S)
