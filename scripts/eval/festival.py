@@ -182,9 +182,10 @@ def why(heard: Heard) -> str:
     return f"{d.get('reason', '?')}{detail}{held}"
 
 
-#: With --asr, the seconds between the two pieces a recogniser cuts one line into (a pause inside a
-#: sentence, under the window's JOIN_S, so the window joins them again).
-PIECE_S = 1.0
+#: With --asr, the seconds between the two pieces a recogniser cuts one line into: a pause inside a
+#: sentence, shorter than the gap between two speakers. The window joins pieces that follow within its
+#: JOIN_S (2 s); at 1 s the next line's first piece came 2 s after this one's last and was joined to it.
+PIECE_S = 0.5
 
 
 def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:

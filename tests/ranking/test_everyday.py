@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker, RankQuery
-from agent.ranking.everyday import asks, only_everyday, vocabulary
+from agent.ranking.everyday import asks, everyday_phrase, everyday_share, only_everyday, vocabulary
 from agent.ranking.window import ConversationWindow
 
 from .conftest import relevance_query
@@ -90,3 +90,12 @@ async def test_a_line_meeting_an_entry_on_everyday_words_lends_its_story_nothing
                      latest="春晚快开始了，把电视声音调大点。", latest_top_k=3)
     found = await ranker.rank(said, related=lambda keep: keep | story if keep & story else keep)
     assert found == []
+
+
+def test_a_toast_said_without_commas_is_still_a_toast() -> None:
+    """A recogniser that writes no punctuation runs the wishes together: 乐身 of "新年快乐身体健康" is the seam
+    between two everyday words, not a word of the line."""
+    written, said = "来来来，都端起杯子，祝大家新年快乐，身体健康！", "来来来都端起杯子祝大家新年快乐身体健康"
+    assert everyday_phrase(written) and everyday_phrase(said)
+    assert everyday_share(said) == everyday_share(written)
+    assert not everyday_phrase("今年红包我给俩孩子一人包了八百八图个吉利")
