@@ -20,24 +20,33 @@ from collections.abc import Iterable
 
 from .everyday import asks
 
-__all__ = ["HOUSEHOLD", "ON_THE_TABLE", "at_the_table", "parts_at_the_table", "pointed_out"]
+__all__ = ["GOVERNS", "HOUSEHOLD", "ON_THE_TABLE", "at_the_table", "parts_at_the_table", "pointed_out"]
 
-#: A household's own: our, my, your family's (咱家那个扫地机器人, 我家的狗).
-HOUSEHOLD = re.compile(r"(?:咱们家|我们家|你们家|咱家|我家|你家|您家|自家)(?:的|里的|里)?")
+#: A household's own: our, my, your family's (咱家那个扫地机器人, 我家的冰箱). Not a person of it (我家孩子说…,
+#: 我家那口子…): what they say or watch may be the night's news.
+HOUSEHOLD = re.compile(r"(?:咱们家|我们家|你们家|咱家|我家|你家|您家|自家)(?:的|里的|里)?(?:那个|这个|那|这)?")
+_PERSON = re.compile(r"(?:的|里的|里)?(?:那个|这个|这)?"
+                     r"(?:孩子|老人|小孩|宝宝|那口子|老公|老婆|媳妇|爸|妈|爷|奶|姥|哥|姐|弟|妹|闺女|儿子|女儿|孙|亲戚)")
 #: One on the table: 这 with a measure word of dishes and vessels (这锅炖肉, 这盘菜, 这碗汤). Not 条 or 件,
 #: which also count news (这条热搜, 这件事).
 ON_THE_TABLE = re.compile(r"这(?:锅|盘|碗|杯|瓶|壶|碟|桌|顿|道|块|只)")
 _CLAUSE_END = re.compile(r"[，,。！？!?；;：:、\s]")
+#: The most characters a pointing phrase governs: its noun phrase ("那个扫地机器人", "炖肉上面的浮沫"), not
+#: the rest of a line a recogniser wrote without a comma.
+GOVERNS = 8
 _MARK = "，"  # what a governed span reads as: a clause break, which no term crosses
 
 
 def pointed_out(text: str) -> list[tuple[int, int]]:
-    """The spans of `text` that a household or a dish on the table governs, each to its clause's end."""
+    """The spans of `text` that a household's thing or a dish on the table governs: to its clause's end,
+    at most `GOVERNS` characters past the pointing word."""
     spans = []
     for pattern in (HOUSEHOLD, ON_THE_TABLE):
         for m in pattern.finditer(text):
+            if pattern is HOUSEHOLD and _PERSON.match(text, m.start() + m.group().index("家") + 1):
+                continue
             end = _CLAUSE_END.search(text, m.end())
-            stop = end.start() if end else len(text)
+            stop = min(end.start() if end else len(text), m.end() + GOVERNS)
             if not asks(text[m.start():stop]):
                 spans.append((m.start(), stop))
     return spans
