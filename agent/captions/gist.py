@@ -15,8 +15,8 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
    (a co-host's joke about the slip, under the slip's own title). The function words every
    sentence has (什么, 一个) add nothing: "…魔术是什么数学原理？" does not outweigh "…带观众集体变魔术";
 3. else the title of another entry of the matched item's own list that the link model ties to it
-   strongly (`StoryView.akin`): a list often keeps two entries on one meme, one a quip ("X接仙气Y接地气"),
-   the other what happened ("XY第8次携手上春晚"). Two entries of one list join no story on their own
+   strongly (`StoryView.akin`): a list often keeps two entries on one meme, one a quip ("X又整活了"),
+   the other what happened ("X和Y第三次合作登台"). Two entries of one list join no story on their own
    (docs/stories.md), so on lists that explain little (Douyin titles, Zhihu questions without an
    excerpt) this is the only other wording of the meme there is. Last, because such a pair is
    sometimes two things of one person.

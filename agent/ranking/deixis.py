@@ -1,8 +1,8 @@
 """What the table points at is not news: the family's own things, and the dish in front of them.
 
-At a festival dinner the hot lists carry lifestyle entries ("炖肉时的浮沫是营养精华？假的", a robot vacuum's
-maker), and the table talks about the very same things as its own: "这锅炖肉上面的浮沫你撇了没",
-"咱家那个扫地机器人又卡沙发底下了". Chinese says which by pointing: a thing the household owns
+At a festival dinner the hot lists carry lifestyle entries (whether some kitchen habit is healthy, a gadget's
+maker), and the table talks about the very same things as its own: "这盘饺子的馅你调的吧",
+"咱家那个冰箱又不制冷了". Chinese says which by pointing: a thing the household owns
 (咱家 / 我家 / 你家 …, `HOUSEHOLD`) or one on the table, named with 这 and a measure word of dishes and
 vessels (这锅, 这盘, 这碗 …, `ON_THE_TABLE`). What such a phrase governs, to the end of its clause, is the
 speaker's own and shares no words with a list entry; the line's meaning (the dense channel) is
@@ -22,16 +22,16 @@ from .everyday import asks
 
 __all__ = ["GOVERNS", "HOUSEHOLD", "ON_THE_TABLE", "at_the_table", "parts_at_the_table", "pointed_out"]
 
-#: A household's own: our, my, your family's (咱家那个扫地机器人, 我家的冰箱). Not a person of it (我家孩子说…,
+#: A household's own: our, my, your family's (咱家那个冰箱, 我家的狗). Not a person of it (我家孩子说…,
 #: 我家那口子…): what they say or watch may be the night's news.
 HOUSEHOLD = re.compile(r"(?:咱们家|我们家|你们家|咱家|我家|你家|您家|自家)(?:的|里的|里)?(?:那个|这个|那|这)?")
 _PERSON = re.compile(r"(?:的|里的|里)?(?:那个|这个|这)?"
                      r"(?:孩子|老人|小孩|宝宝|那口子|老公|老婆|媳妇|爸|妈|爷|奶|姥|哥|姐|弟|妹|闺女|儿子|女儿|孙|亲戚)")
-#: One on the table: 这 with a measure word of dishes and vessels (这锅炖肉, 这盘菜, 这碗汤). Not 条 or 件,
+#: One on the table: 这 with a measure word of dishes and vessels (这锅汤, 这盘菜, 这碗面). Not 条 or 件,
 #: which also count news (这条热搜, 这件事).
 ON_THE_TABLE = re.compile(r"这(?:锅|盘|碗|杯|瓶|壶|碟|桌|顿|道|块|只)")
 _CLAUSE_END = re.compile(r"[，,。！？!?；;：:、\s]")
-#: The most characters a pointing phrase governs: its noun phrase ("那个扫地机器人", "炖肉上面的浮沫"), not
+#: The most characters a pointing phrase governs: its noun phrase ("那个洗碗机", "汤上面漂的那层油"), not
 #: the rest of a line a recogniser wrote without a comma.
 GOVERNS = 8
 _MARK = "，"  # what a governed span reads as: a clause break, which no term crosses
