@@ -3,8 +3,9 @@
 The story and relevance figures are read leave-one-day-out on labelled days (`../shared/devsets`).
 A rule in `agent/` that names one of those days' headlines, or its date, knows the answer before the
 day is left out, so that day's figure is in sample however the evaluation splits. This test fails
-when a labelled day's item title (four characters or more) or its date appears in any file under
-`agent/`, code, data and docstrings alike.
+when a labelled day's item title (four characters or more), a festival night's near entry, a clause of
+one of its Chinese table lines (six characters or more; greetings aside, which are everyday phrases), or
+its date appears in any file under `agent/`, code, data and docstrings alike.
 
 Not scanned: `harness/`, the harness that loads the labelled days for tests and scripts (it
 must name them), and the `fitted_on` note of `agent/ranking/profiles.json`, which the tuner writes
@@ -21,11 +22,13 @@ from harness.paths import ROOT, SHARED
 from harness.required import needs_shared
 
 STORY_DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
-FESTIVAL = "2024-02-09"
-DAYS = (*STORY_DAYS, FESTIVAL)
+FESTIVALS = ("2024-02-09", "2026-02-16")
+DAYS = (*STORY_DAYS, *FESTIVALS)
 AGENT = ROOT / "agent"
 
-pytestmark = needs_shared(*(f"devsets/stories-{day}.json" for day in STORY_DAYS), f"devsets/festival-{FESTIVAL}.json")
+pytestmark = needs_shared(*(f"devsets/stories-{day}.json" for day in STORY_DAYS),
+                          *(f"devsets/festival-{night}.json" for night in FESTIVALS))
+_CLAUSE = re.compile(r"[，,。！？!?；;：:、\s]+")
 
 
 def labelled_titles() -> set[str]:
@@ -34,11 +37,27 @@ def labelled_titles() -> set[str]:
     for day in STORY_DAYS:
         stories = json.loads((SHARED / "devsets" / f"stories-{day}.json").read_text("utf-8"))
         titles += [item["title"] for item in stories["items"]]
-    festival = json.loads((SHARED / "devsets" / f"festival-{FESTIVAL}.json").read_text("utf-8"))
-    titles += [item["title"] for trend in festival["trends"] for item in trend["items"]]
-    titles += [item["title"] for item in festival["generic"]]
+    for night in FESTIVALS:
+        festival = json.loads((SHARED / "devsets" / f"festival-{night}.json").read_text("utf-8"))
+        titles += [item["title"] for trend in festival["trends"] for item in trend["items"]]
+        titles += [item["title"] for item in festival["generic"]]
+        titles += [item["title"] for conv in festival["conversations"] for line in conv["lines"]
+                   for item in line.get("near", [])]
     cores = {" ".join(t.strip().strip("#").split()) for t in titles}
     return {t for t in cores if len(t) >= 4}
+
+
+def table_clauses() -> set[str]:
+    """The clauses of six characters or more of each festival night's Chinese lines, greetings aside (a toast
+    is an everyday phrase, which the greetings sample holds on purpose)."""
+    clauses = set()
+    for night in FESTIVALS:
+        festival = json.loads((SHARED / "devsets" / f"festival-{night}.json").read_text("utf-8"))
+        for conv in festival["conversations"]:
+            if conv["lang"] == "zh":
+                clauses.update(c for line in conv["lines"] if line["kind"] != "greeting"
+                               for c in _CLAUSE.split(line["text"]) if len(c) >= 6)
+    return clauses
 
 
 def date_forms() -> re.Pattern[str]:
@@ -66,8 +85,8 @@ def product_text(path: Path) -> str | None:
 
 
 def test_no_labelled_day_title_or_date_is_in_the_product() -> None:
-    titles, dates = labelled_titles(), date_forms()
-    assert len(titles) > 500  # the sets were read: three story days and the festival night
+    titles, clauses, dates = labelled_titles(), table_clauses(), date_forms()
+    assert len(titles) > 500 and len(clauses) > 100  # the sets were read: three story days and both festival nights
     found = []
     for path in sorted(AGENT.rglob("*")):
         if not path.is_file() or "__pycache__" in path.parts:
@@ -77,5 +96,6 @@ def test_no_labelled_day_title_or_date_is_in_the_product() -> None:
             continue
         where = path.relative_to(ROOT).as_posix()
         found += [f"{where}: title {t!r}" for t in sorted(titles) if t in text]
+        found += [f"{where}: a table line's {c!r}" for c in sorted(clauses) if c in text]
         found += [f"{where}: date {d!r}" for d in sorted({m.group(0) for m in dates.finditer(text)})]
     assert found == [], "labelled-day knowledge in the product:\n" + "\n".join(found)

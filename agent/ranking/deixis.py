@@ -9,7 +9,7 @@ speaker's own and shares no words with a list entry; the line's meaning (the den
 unchanged. A clause that points at news as well ("咱家群里那个视频", `everyday.asks`) keeps its words.
 
 General grammar, not any night's lists: the measure words are those of food and tableware, and a
-meme is pointed at with 那个 ("刘谦那个魔术"), which neither pattern reads. Measured on both festival
+meme is pointed at with 那个 ("那个魔术", "那个小品"), which neither pattern reads. Measured on both festival
 nights and their slower tables (docs/relevance.md, "What the table points at").
 """
 

@@ -339,8 +339,8 @@ class Bridged(NamedTuple):
 def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | None:
     """The titles that hold `AGREEING` or more of the things an English line names, each by one of its readings
     (None when there are none). Bridged terms are weighed by their IDF, which a night's short lists shrink:
-    机器人 is in a tenth of 2026-02-16's titles, so "robots doing kung fu" reached 机器人中国功夫夯爆了 under the
-    bridge bar; a headline holding both things is agreement no term's weight measures. `scoring.score`
+    on a night when a tenth of the titles say 机器人, "robots doing kung fu" reached the title holding 机器人 and
+    功夫 under the bridge bar; a headline holding both things is agreement no term's weight measures. `scoring.score`
     counts it only for the title the line's meaning ranks first (small talk names two things a headline
     holds too, "my son's maths homework", rarely the one its meaning is nearest)."""
     n = len(snapshot)
