@@ -4,9 +4,10 @@ At a festival dinner the hot lists carry lifestyle entries (whether some kitchen
 maker), and the table talks about the very same things as its own: "这盘饺子的馅你调的吧",
 "咱家那个冰箱又不制冷了". Chinese says which by pointing: a thing the household owns
 (咱家 / 我家 / 你家 …, `HOUSEHOLD`) or one on the table, named with 这 and a measure word of dishes and
-vessels (这锅, 这盘, 这碗 …, `ON_THE_TABLE`). What such a phrase governs, to the end of its clause, is the
-speaker's own and shares no words with a list entry; the line's meaning (the dense channel) is
-unchanged. A clause that points at news as well ("咱家群里那个视频", `everyday.asks`) keeps its words.
+vessels (这锅, 这盘, 这碗 …, `ON_THE_TABLE`). What such a phrase governs (to the end of its clause, at most
+`GOVERNS` characters) is the speaker's own and shares no words with a list entry; the line's meaning
+(the dense channel) is unchanged. A clause that points at news as well ("咱家群里那个视频",
+`everyday.asks`) keeps its words.
 
 General grammar, not any night's lists: the measure words are those of food and tableware, and a
 meme is pointed at with 那个 ("那个魔术", "那个小品"), which neither pattern reads. Measured on both festival

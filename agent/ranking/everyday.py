@@ -82,15 +82,16 @@ def everyday_share(text: str) -> float:
     the seam between two words, not one of its own (乐身 of "新年快乐身体健康", which a recogniser writes with
     no comma between the wishes), and is not counted."""
     terms = _terms(text)
-    vocab = vocabulary()
-    counted = terms - _reaching_into_everyday(text, terms - vocab)
-    return len(counted & vocab) / len(counted) if counted else 0.0
+    return _share(terms - _reaching_into_everyday(text, terms - vocabulary()))
 
 
 def _title_share(title: str) -> float:
     """The share of a list title's terms that are everyday words: a title is written, and what runs on
     between its words is what it says."""
-    terms = _terms(title)
+    return _share(_terms(title))
+
+
+def _share(terms: set[str]) -> float:
     return len(terms & vocabulary()) / len(terms) if terms else 0.0
 
 
