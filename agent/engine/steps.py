@@ -99,8 +99,9 @@ async def rank(ctx: RunContext, said: Said, p: RankParams) -> tuple[Candidates, 
     plan = session.gate.plan(said.now)  # asked once, before any model call: a line that cannot show costs none
     if plan.quiet is not None:
         raise Stop(plan.quiet.reason, Silenced(said, plan.quiet))
-    # novelty: stories shown recently are suppressed in ranking too, not only by the gate
-    exclude = ctx.deps.members_of(set(plan.recent))
+    # novelty: stories shown recently are suppressed in ranking too, not only by the gate; but for the
+    # caption still on screen, which a line may go on about (the gate then holds the display for it)
+    exclude = ctx.deps.members_of(set(plan.recent) - {plan.showing})
     # one ranking call: the relevance gate decides here, once; the session gate only times what passes
     # the newest sentence: a recogniser's pieces of it are joined in the window
     ranked = await ctx.deps.rank(p.query(session.window, gate_offset=session.gate.policy.relevance_offset,

@@ -127,6 +127,9 @@ class Plan:
 
     quiet: Decision | None
     recent: frozenset[str]
+    # the story of the caption still on screen: ranked with the rest (not left out as recent), so the gate
+    # sees when the line is about it, and no other story takes its place or waits for it on that line
+    showing: str | None = None
 
 
 @dataclass
@@ -204,7 +207,9 @@ class SessionGate:
 
     def plan(self, now: float) -> Plan:
         """The first of the two questions a line asks, before ranking: whether anything could show."""
-        return Plan(quiet=self.blocked(now), recent=frozenset(self.recently_shown(now)))
+        on = self.on_screen
+        return Plan(quiet=self.blocked(now), recent=frozenset(self.recently_shown(now)),
+                    showing=on.story if on is not None and now < self.on_screen_until else None)
 
     def choose(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float, *,
                again: Callable[[str, float], Ranked | None], release: bool = False) -> tuple[Decision, Ranked | None]:
@@ -245,11 +250,20 @@ class SessionGate:
         p = self.policy
         if not release:
             self.chars_since_decision = 0
+        said = candidates[0] if candidates and not release else None  # what the line is most about
         back = self.waiting(now)
         if back is not None and all(c.topic_id != back.topic_id for c in candidates):
             candidates = [*candidates, back]
         if not candidates:
             return Decision(show=False, reason="no_candidate", at=now)
+        on_screen = self.on_screen
+        if said is not None and on_screen is not None and now < self.on_screen_until and said.story == on_screen.story:
+            # the line goes on about the caption on screen: what else it matches is not what was said (a
+            # second story of the same meme, a word in passing), so nothing replaces the caption or waits
+            # for it on this line
+            return Decision(show=False, reason="display_locked", topic_id=said.topic_id, score=said.score, at=now,
+                            detail=f"the line goes on about {on_screen.topic_id}, on screen for "
+                                   f"{self.on_screen_until - now:.1f}s more")
         recent = self.recently_shown(now)
         fresh = [c for c in candidates if c.story not in recent]
         best = candidates[0]
@@ -258,7 +272,6 @@ class SessionGate:
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
         waited = self._waited(top, now)
-        on_screen = self.on_screen
         if on_screen is not None and now < self.on_screen_until:
             held, kind = self._holds(on_screen, top, now)
             if held:

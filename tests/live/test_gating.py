@@ -173,6 +173,23 @@ def test_the_same_story_is_never_held_back():
     assert g.held_back is None and g.due() is None
 
 
+def test_a_line_that_goes_on_about_the_caption_on_screen_puts_nothing_else_up():
+    """A line about the caption on screen ranks it first; a second story it also matches (another story of
+    the same meme, a word in passing) neither replaces the caption nor waits for it, however long it is up."""
+    g = SessionGate()
+    say_and_decide(g, [Candidate(topic_id="a1", score=0.5, key="story-a")], 0)
+    on_it = [Candidate(topic_id="a2", score=0.62, key="story-a"), Candidate(topic_id="b1", score=0.48, key="story-b")]
+    d = say_and_decide(g, on_it, 3)
+    assert d.reason == "display_locked" and d.topic_id == "a2" and "goes on about a1" in d.detail
+    assert g.held_back is None and g.due() is None  # story-b does not wait for the display
+    d = say_and_decide(g, on_it, 8)  # read long since, and story-b would be the stronger: still the caption's
+    assert not d.show and g.held_back is None
+    # the line's own first match is another story: it is held back as before, and goes up when due
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.48, key="story-b")], 9)
+    assert d.reason == "display_locked" and g.due() == 10  # when the caption's time on screen ends
+    assert g.decide([], 10, release=True).topic_id == "b1"
+
+
 def test_a_new_story_as_strong_replaces_by_default_and_a_weaker_one_waits():
     g = SessionGate()  # the shipped policy: a story at least as strong as the caption, once it is read
     say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)
@@ -253,6 +270,8 @@ def test_a_line_asks_the_gate_twice_plan_before_ranking_and_choose_after():
     assert g.plan(1).quiet is not None  # no new speech: quiet before any ranking
     g.hear(SPEECH)
     assert g.plan(3).recent == {a.topic.id}
+    assert g.plan(3).showing == a.topic.id  # still on screen: ranked with the rest, not left out
+    assert g.plan(11).showing is None  # its time on screen is over: left out as recent
 
 
 def test_choose_lets_go_of_a_held_back_story_no_longer_on_the_lists():
