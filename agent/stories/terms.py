@@ -38,7 +38,8 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 # public calendar's festivals, not chosen from any day's news). A word saying when joins no term, as
 # a year does: two stories of one holiday share its name, and the holiday alone must not make them one.
 _TIME_WORDS = (
-    r"\d{1,2}月\d{1,2}[日号]?|\d{1,2}月(?:份|初|中|底)?|51(?=假|小长假|长假|档|劳动|黄金周)|黄金周|小长假|长假|假期|"
+    # a year with its 年 (2024年): when, not a counted quantity (3年 of a sentence is one)
+    r"(?:19|20)\d\d年|\d{1,2}月\d{1,2}[日号]?|\d{1,2}月(?:份|初|中|底)?|51(?=假|小长假|长假|档|劳动|黄金周)|黄金周|小长假|长假|假期|"
     r"双11|周末|今天|昨天|明天|今日|今年|去年|明年|春天|夏天|秋天|冬天|春日|夏日|寒假|暑假|开学季|毕业季|"
     # the year by its zodiac animal: a year's name, as 2024 is
     r"(?:鼠|牛|虎|兔|龙|蛇|马|羊|猴|鸡|狗|猪)年")
@@ -55,7 +56,7 @@ _SPEAKER = re.compile(rf"^([{_HAN}a-z]{{2,6}}?)(回应|：|:|称|表示|发文|�
 # happened (generic Chinese, not tied to any one day's news).
 _TEMPLATE = frozenset(
     """
-如何 何看 看待 评价 哪些 有哪 什么 为什么 怎么 怎样 是否 能否 可能 值得 关注 期待 对此 这一 这个 一个 这种
+如何 何看 何评 看待 评价 哪些 有哪 什么 为什么 怎么 怎样 是否 能否 可能 值得 关注 期待 对此 这一 这个 一个 这种
 还是 我们 你们 他们 自己 就是 不是 没有 可以 因为 所以 但是 如果 已经 真的 现在 回应 发文 表示 网友 曝光
 细节 最新 官方 视频 多少 目前 背后 反映 原因 影响 问题 情况 部分 一些 全部 所有 多个 各种
 """.split()

@@ -90,6 +90,16 @@ def test_a_duo_shortened_to_its_initials_is_the_same_two_names() -> None:
     assert model.probability(duo) > 1.5 * model.probability(junk)
 
 
+def test_a_year_says_when_and_counts_nothing() -> None:
+    """"2024 年" dates a question; it is no counted quantity two headlines agree on (3年 of a sentence is one),
+    so two questions asked alike about two acts of one year's gala are no story."""
+    assert story_terms("如何评价刘谦在 2024 年春晚表演的魔术《守岁共此时》？").quantities == frozenset()
+    assert story_terms("男子被判处3年有期徒刑").quantities == {("年", "3")}
+    found = pair(topic("zhihu", "a", "如何评价刘谦在 2024 年春晚表演的魔术《守岁共此时》？"),
+                 topic("weibo", "b", "如何评价金霏、陈曦等在 2024 年春晚表演的相声《导演的心事》？"))
+    assert found is None or found.probability < LINK_MODELS["lexical"].strong
+
+
 def test_a_holiday_alone_joins_nothing() -> None:
     """The 五一 case: two stories of one holiday share the holiday and nothing else."""
     assert not story_terms("五一假期出门玩就这么拍").terms & story_terms("五一假期文旅市场热度攀升").terms
