@@ -6,7 +6,9 @@ a different story with strong evidence once the caption has been up long enough 
 read (its headline's own reading time, `reading`); a meme said while the wearer is still reading
 is held back and shown once the caption before it has been read, and one too weak to displace
 the caption is held back until the caption has been read three times or its time on screen ends (on
-the next line, or by itself at that moment: `due`), unless a newer line brings its own; per-session cooldown
+the next line, or by itself at that moment: `due`), unless a newer line brings its own; a line that goes on
+about the caption on screen (its first candidate is that caption's story) puts nothing else up and holds
+nothing back; per-session cooldown
 between captions; the same topic is not repeated within the dedupe window. Whether a topic is relevant at all is
 decided once, by the ranker's relevance gate, before candidates reach this gate
 (the frequency setting moves that bar through `relevance_offset`). Every decision
@@ -123,7 +125,8 @@ class Decision:
 @dataclass(frozen=True, kw_only=True)
 class Plan:
     """What the gate says of a line before anything is ranked (`SessionGate.plan`): a quiet decision no
-    score could change, else the stories it would not show again (ranking leaves them out too)."""
+    score could change, else the stories it would not show again (ranking leaves them out too, but for the
+    one `showing`)."""
 
     quiet: Decision | None
     recent: frozenset[str]
