@@ -44,6 +44,7 @@ from .embedders import Embedder
 from .encoder import QueryEncoder, combine
 from .everyday import everyday_phrase, only_everyday
 from .lexical import tokenize
+from .names_said import people_named
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
 from .query import RankQuery
@@ -118,12 +119,14 @@ class Ranker:
             self.index(topics)
 
     def warm(self) -> None:
-        """Read now what an English line's bridges read (CC-CEDICT, pypinyin's tables). Blocking: off the loop.
+        """Read now what a line's bridges read (CC-CEDICT, pypinyin's tables, the tagger). Blocking: off the loop.
 
         Loaded on the first English line they held the event loop 2.7 s; loaded after the start-up
         build's freeze (`pacing.py`) their ~280k lists were walked by every full collection, 30-190 ms
         each: the hot path's p99 (BENCHMARKS.md, "The slowest decision"). So the service reads them
-        before its first build, whose end freezes them."""
+        before its first build, whose end freezes them. The tagger a Chinese line's names are read by
+        (`names_said.py`, about half a second with ONNX Runtime's import) loads here for the same reason."""
+        people_named("预热")
         if self.bridges:
             english_words()  # waits for the reading `__init__` started
         if "pinyin" in self.bridges:
@@ -205,17 +208,22 @@ class Ranker:
             return []
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
+        line = q.latest or parts[-1][0]
+        # the people a Chinese line names are read in a thread while the line is encoded: the tagger's
+        # millisecond is then neither on the event loop nor added to the decision
+        naming = asyncio.ensure_future(asyncio.to_thread(people_named, line)) if zh_or_en(line) != "en" else None
         if encoder is not None:
             try:
                 vectors = await encoder.vectors([t for t, _ in parts])
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
-        if self._needs_pinyin(q.latest or parts[-1][0], snapshot):
+        people = await naming if naming is not None else None
+        if self._needs_pinyin(line, snapshot):
             # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
             await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         # the decision's stage `score`: the scoring on the event loop, after the query vector came
         with answering(), timed("score"):  # a build in another thread steps aside meanwhile
-            return self._select(snapshot, parts, vectors, q, channels=channels, related=related)
+            return self._select(snapshot, parts, vectors, q, channels=channels, related=related, people=people)
 
     def rank_queries_sync(self, queries: Sequence[RankQuery], *, channels: Channel = "hybrid",
                           encode_batch: int = 32,
@@ -240,13 +248,14 @@ class Ranker:
 
     def _select(self, snapshot: IndexSnapshot, parts: list[tuple[str, float]], vectors: dict[str, np.ndarray],
                 q: RankQuery, *, channels: Channel,
-                related: Callable[[set[str]], set[str]] | None = None) -> list[Ranked]:
+                related: Callable[[set[str]], set[str]] | None = None,
+                people: frozenset[str] | None = None) -> list[Ranked]:
         if not len(snapshot) or not parts or q.top_k <= 0:
             return []
         profile = self.profile
         latest = q.latest
         line = latest or parts[-1][0]
-        bridged = self._bridged(line, snapshot)
+        bridged = self._bridged(line, snapshot, people)
         agreeing = agreeing_rows(snapshot, bridged.landings)
         scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged.terms,
                        bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named)
@@ -272,20 +281,23 @@ class Ranker:
     def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
         return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
 
-    def _bridged(self, line: str, snapshot: IndexSnapshot) -> Bridged:
-        """What an English line names in Chinese (`Bridged`); nothing for a Chinese line."""
-        if not self.bridges or zh_or_en(line) != "en":
+    def _bridged(self, line: str, snapshot: IndexSnapshot, people: frozenset[str] | None = None) -> Bridged:
+        """What an English line names in Chinese (`Bridged`); for a Chinese line, only the people it names
+        (`people`, when they were read already)."""
+        if zh_or_en(line) != "en":  # a Chinese line's own words are its terms; only its people's names count whole
+            return Bridged({}, {}, [], people_named(line) if people is None else people)
+        if not self.bridges:
             return Bridged({}, {}, [], frozenset())
         # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
         landings: Landings = []
-        people = dictionary().people
+        persons = dictionary().people
         said = bridge_terms(line, self.bridges)
         for bridge, text in said.text.items():
             for word in text.split():
                 # Han terms only: a headword's Latin part (卡拉OK) would match the English titles themselves
                 grams = [t for t in tokenize(word) if HAN_CHAR.match(t)]
-                made.append((bridge, grams, len(grams) if bridge == "cedict-name" and word in people else 0))
+                made.append((bridge, grams, len(grams) if bridge == "cedict-name" and word in persons else 0))
         for words in said.words_of.values():
             # a one-character headword (狗 of "dog", 要 of "need") sits inside half the titles: no landing
             readings = [(tuple(grams), len(grams)) for w in words

@@ -319,7 +319,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
-        words = _words_shared(snapshot, said, lex)
+        words = _words_shared(snapshot, said, lex, named)
         evidence = _sharing_a_word(relevance if evidence is None else evidence, words, snapshot.cjk)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
 
@@ -330,13 +330,15 @@ def _at_least(value: float) -> np.float32:
     return f if float(f) >= value else np.nextafter(f, np.float32(np.inf))
 
 
-def _words_shared(snapshot: IndexSnapshot, terms: Mapping[str, float], lex: np.ndarray) -> np.ndarray:
+def _words_shared(snapshot: IndexSnapshot, terms: Mapping[str, float], lex: np.ndarray,
+                  named: AbstractSet[str] = frozenset()) -> np.ndarray:
     """The lexical evidence of the line's terms that are words: a bigram across 的's seam (的春 of "今年的春联"
-    and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`)."""
+    and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`). A person's
+    name (`named`) is still a short title's whole match here, as in the line's full terms."""
     words = {t: w for t, w in terms.items() if not (set(t) & ZH_SEAMS)}
     if len(words) == len(terms):
         return lex
-    return snapshot.lexical.scores(words) if words else np.zeros(len(snapshot), dtype=np.float32)
+    return snapshot.lexical.scores(words, named) if words else np.zeros(len(snapshot), dtype=np.float32)
 
 
 def _sharing_a_word(evidence: np.ndarray, lex: np.ndarray, cjk: np.ndarray) -> np.ndarray:
