@@ -162,9 +162,9 @@ async def _stories_for_the_display(ctx: RunContext, said: Said, ranked: list[Ran
     that caption's story names is of that story for the display: lists tell one meme in headlines the
     story links do not join (a quip about a comedian's prop on one list, what he said backstage on
     another), and a line going on about it would otherwise replace the caption with the other headline."""
-    gate, story_key = said.session.gate, ctx.deps.story_key
-    on = gate.on_screen
-    if on is None or said.now >= gate.on_screen_until or not ranked:
+    story_key = ctx.deps.story_key
+    on = said.session.gate.showing(said.now)
+    if on is None or not ranked:
         return story_key
 
     def read() -> Callable[[str], str]:

@@ -201,18 +201,21 @@ class SessionGate:
         if self.chars_since_decision < p.min_new_chars:
             return Decision(show=False, reason="not_enough_speech", at=now,
                             detail=f"{self.chars_since_decision}/{p.min_new_chars} new characters")
-        locked = self.on_screen is not None and now < self.on_screen_until
-        if not locked and now - self.last_shown_at < p.cooldown_s:
+        if self.showing(now) is None and now - self.last_shown_at < p.cooldown_s:
             self.chars_since_decision = 0
             return Decision(show=False, reason="cooldown", at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
         return None
 
+    def showing(self, now: float) -> Candidate | None:
+        """The caption still on screen at `now`, if any."""
+        return self.on_screen if self.on_screen is not None and now < self.on_screen_until else None
+
     def plan(self, now: float) -> Plan:
         """The first of the two questions a line asks, before ranking: whether anything could show."""
-        on = self.on_screen
+        on = self.showing(now)
         return Plan(quiet=self.blocked(now), recent=frozenset(self.recently_shown(now)),
-                    showing=on.story if on is not None and now < self.on_screen_until else None)
+                    showing=on.story if on is not None else None)
 
     def choose(self, ranked: Sequence[Ranked], story_key: Callable[[str], str], now: float, *,
                again: Callable[[str, float], Ranked | None], release: bool = False) -> tuple[Decision, Ranked | None]:
@@ -259,8 +262,8 @@ class SessionGate:
             candidates = [*candidates, back]
         if not candidates:
             return Decision(show=False, reason="no_candidate", at=now)
-        on_screen = self.on_screen
-        if said is not None and on_screen is not None and now < self.on_screen_until and said.story == on_screen.story:
+        on_screen = self.showing(now)
+        if said is not None and on_screen is not None and said.story == on_screen.story:
             # the line goes on about the caption on screen: what else it matches is not what was said (a
             # second story of the same meme, a word in passing), so nothing replaces the caption or waits
             # for it on this line
@@ -275,7 +278,7 @@ class SessionGate:
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
         waited = self._waited(top, now)
-        if on_screen is not None and now < self.on_screen_until:
+        if on_screen is not None:
             held, kind = self._holds(on_screen, top, now)
             if held:
                 # a different story waits for the display: it would have replaced the caption but for its
