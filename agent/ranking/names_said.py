@@ -54,18 +54,20 @@ def _tagger() -> Any:
     return tagger
 
 
+def _tagged(text: str) -> list[tuple[str, str]]:
+    """`text`'s words with their tags; none without a Han character or without the tagger."""
+    if not HAN_CHAR.search(text):
+        return []
+    with _lock:  # one tagger, loaded once, for every thread that ranks
+        tagger = _tagger()
+        return tagger.run(text) if tagger is not None else []
+
+
 def people_named(line: str) -> frozenset[str]:
     """The two-character people's names `line` says (each one bigram, the whole name).
 
     Longer names are two bigrams or more, which already meet a short title's need."""
-    if not HAN_CHAR.search(line):
-        return frozenset()
-    with _lock:  # one tagger, loaded once, for every thread that ranks
-        tagger = _tagger()
-        if tagger is None:
-            return frozenset()
-        tagged = tagger.run(line)
-    return frozenset(word for word, tag in tagged
+    return frozenset(word for word, tag in _tagged(line)
                      if tag == "PER" and len(word) == 2 and all(HAN_CHAR.match(c) for c in word))
 
 
@@ -73,11 +75,4 @@ def people_named(line: str) -> frozenset[str]:
 def people_in(title: str) -> frozenset[str]:
     """Every person a headline names (two characters or more). Headlines are the lists' public text, so
     each is read once and kept; a line said at the table is never kept (`people_named`)."""
-    if not HAN_CHAR.search(title):
-        return frozenset()
-    with _lock:
-        tagger = _tagger()
-        if tagger is None:
-            return frozenset()
-        tagged = tagger.run(title)
-    return frozenset(word for word, tag in tagged if tag == "PER" and len(word) >= 2)
+    return frozenset(word for word, tag in _tagged(title) if tag == "PER" and len(word) >= 2)
