@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..captions.templates import caption_lang
 from ..errors import ConfigError
+from ..ranking.lexical import tokenize
 from ..ranking.names_said import people_in
 from ..ranking.query import RankQuery
 from ..registry import Registry
@@ -27,7 +28,7 @@ from .values import Candidates, Captioned, Chosen, DigestMade, Fetched, Said, Si
 
 if TYPE_CHECKING:
     from ..ranking import Ranked
-    from ..ranking.window import ConversationWindow
+    from ..ranking.window import ConversationWindow, Utterance
     from .deps import StepDeps
 
 __all__ = ["STEPS", "RunContext", "Step", "Stop"]
@@ -167,6 +168,11 @@ async def _stories_for_the_display(ctx: RunContext, said: Said, ranked: list[Ran
     if on is None or not ranked:
         return story_key
 
+    gate = said.session.gate
+    lines = said.session.window.utterances()
+    said_before = _said_under_the_caption(lines, gate.last_shown_at)
+    newest = set(tokenize(lines[-1].text)) if lines else set()
+
     def read() -> Callable[[str], str]:
         shown: set[str] = set()
         for topic_id in ctx.deps.members_of({on.story}) | {on.topic_id}:
@@ -174,9 +180,23 @@ async def _stories_for_the_display(ctx: RunContext, said: Said, ranked: list[Ran
             if found is not None:
                 shown |= people_in(found.topic.title)
         same = {r.topic.id for r in ranked if shown and people_in(r.topic.title) & shown}
+        if said_before:
+            for r in ranked:
+                met = newest & set(tokenize(r.topic.title))
+                if met and met <= said_before:
+                    same.add(r.topic.id)
         return lambda topic_id: on.story if topic_id in same else story_key(topic_id)
 
     return await asyncio.to_thread(read)  # titles new to the tagger take a millisecond each
+
+
+def _said_under_the_caption(lines: list[Utterance], shown_at: float) -> set[str]:
+    """The terms of the lines said while the caption on screen was up, and of the line before it went up
+    (the newest line aside)."""
+    earlier = lines[:-1]
+    before = [u.ts for u in earlier if u.ts <= shown_at]
+    since = max(before) if before else shown_at
+    return {t for u in earlier if u.ts >= since for t in tokenize(u.text)}
 
 
 # --- caption ---------------------------------------------------------------
