@@ -319,7 +319,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
-        words = _words_shared(snapshot, said, lex, named)
+        words = _words_shared(snapshot, said, lex, named, _name_seams(parts, named))
         evidence = _sharing_a_word(relevance if evidence is None else evidence, words, snapshot.cjk)
     return Scores(dense, lex, relevance, lang, "hybrid", evidence)
 
@@ -331,14 +331,29 @@ def _at_least(value: float) -> np.float32:
 
 
 def _words_shared(snapshot: IndexSnapshot, terms: Mapping[str, float], lex: np.ndarray,
-                  named: AbstractSet[str] = frozenset()) -> np.ndarray:
+                  named: AbstractSet[str] = frozenset(), seams: AbstractSet[str] = frozenset()) -> np.ndarray:
     """The lexical evidence of the line's terms that are words: a bigram across 的's seam (的春 of "今年的春联"
-    and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`). A person's
-    name (`named`) is still a short title's whole match here, as in the line's full terms."""
-    words = {t: w for t, w in terms.items() if not (set(t) & ZH_SEAMS)}
+    and of "以前的春晚") is in both texts without either saying the other's word (`stopwords.ZH_SEAMS`), and so is
+    one across a name's edge (`seams`). A person's name (`named`) is still a short title's whole match here, as in
+    the line's full terms."""
+    words = {t: w for t, w in terms.items() if not (set(t) & ZH_SEAMS) and t not in seams}
     if len(words) == len(terms):
         return lex
     return snapshot.lexical.scores(words, named) if words else np.zeros(len(snapshot), dtype=np.float32)
+
+
+def _name_seams(parts: list[tuple[str, float]], named: AbstractSet[str]) -> set[str]:
+    """The bigrams across the edge of a person's name where the lines say it (花一 of "玲花一开嗓"): half a name
+    and the word after it, which a title holds without naming the person ("烟花一开")."""
+    out: set[str] = set()
+    for text, _ in parts:
+        for name in named:
+            at = text.find(name)
+            while at >= 0:
+                end = at + len(name)
+                out.update(t for t in (text[at - 1:at + 1] if at else "", text[end - 1:end + 1]) if len(t) == 2)
+                at = text.find(name, at + 1)
+    return out - set(named)
 
 
 def _sharing_a_word(evidence: np.ndarray, lex: np.ndarray, cjk: np.ndarray) -> np.ndarray:

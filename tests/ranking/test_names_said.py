@@ -44,3 +44,19 @@ async def test_the_name_counts_whole_with_earlier_lines_in_the_window() -> None:
         window.add(line, 1000.0 + 3 * at)
     found = await ranker.rank(relevance_query(window, top_k=1, gate=True, latest="你看肖战那顶帽子，太可爱了"))
     assert found and found[0].topic.title == "肖战龙头帽"
+
+
+async def test_half_a_name_and_the_word_after_it_are_no_word_a_title_shares() -> None:
+    """"玉莲一开嗓" and "睡莲一开满池香" share 莲一 and 一开, enough for a short title; but 莲一 is the edge of the
+    name said, which the title does not hold: one word shared is not enough, and the gate passes nothing."""
+    titles = [("douyin", "s", "睡莲一开满池香"), *ENTRIES]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in titles])
+    line = "玉莲一开嗓，就觉得今年稳了。"
+    assert people_named(line) == {"玉莲"}
+    found = await ranker.rank(relevance_query(line, top_k=3, gate=True, latest=line))
+    assert all(r.topic.title != "睡莲一开满池香" for r in found)
+    # the title naming the person is still met on the name
+    titles = [("douyin", "y", "玉莲一开满池香"), *ENTRIES]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in titles])
+    found = await ranker.rank(relevance_query(line, top_k=3, gate=True, latest=line))
+    assert found and found[0].topic.title == "玉莲一开满池香"
