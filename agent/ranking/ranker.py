@@ -257,13 +257,19 @@ class Ranker:
         line = latest or parts[-1][0]
         bridged = self._bridged(line, snapshot, people)
         agreeing = agreeing_rows(snapshot, bridged.landings)
-        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged.terms,
-                       bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named)
-        allowed = None
+        alone = first = None
         if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
             alone = score(snapshot, profile, combine(own, vectors), own, channels=channels, bridged=bridged.terms,
                           bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named)
+            if agreeing is not None and len(alone.dense):
+                # the things an English line names are the line's: so is the meaning that must rank their title
+                # first (a line of small talk before it moved which title the window's mean ranked first)
+                first = alone.dense >= alone.dense.max()
+        scores = score(snapshot, profile, combine(parts, vectors), parts, channels=channels, bridged=bridged.terms,
+                       bridge_bar=self.bridge_bar, agreeing=agreeing, named=bridged.named, first=first)
+        allowed = None
+        if alone is not None and latest:
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)
             # a line that meets an entry on everyday phrases only says nothing new about it, nor about its story
             keep = {r.id for r in about if not (q.gate and only_everyday(latest, r.topic.title))}

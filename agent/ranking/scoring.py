@@ -264,7 +264,8 @@ def _lexical(snapshot: IndexSnapshot, said: Mapping[str, float], bridged: Mappin
 def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray | None,
           parts: list[tuple[str, float]], *, channels: Channel = "hybrid", lang: str | None = None,
           bridged: Mapping[str, float] | None = None, bridge_bar: float = 1.0,
-          agreeing: np.ndarray | None = None, named: AbstractSet[str] = frozenset()) -> Scores:
+          agreeing: np.ndarray | None = None, named: AbstractSet[str] = frozenset(),
+          first: np.ndarray | None = None) -> Scores:
     """Channel scores for every topic in `snapshot` (all arrays row-aligned with it).
 
     `parts` run oldest to newest; their language, unless `lang` is given, is the newest one's.
@@ -272,8 +273,9 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     topic passes the gate on them alone when their lexical evidence, read with the Chinese lexical
     scale, reaches `bridge_bar` (fitted per language pair, `bridges.BRIDGE_BAR`), or when its title holds
     several things the line names (`agreeing`, a row mask: `ranker.agreeing_rows`) and the dense channel
-    ranks it first. `named`: the bridged terms that are a person's whole name, which a short title holding
-    one matches on alone (`BM25Index.scores`)."""
+    ranks it first: the rows of `first` when given (the line's own meaning, where `parts` are a window of
+    several lines), else those `qvec` ranks first. `named`: the bridged terms that are a person's whole name,
+    which a short title holding one matches on alone (`BM25Index.scores`)."""
     n = len(snapshot)
     # the newest utterance decides: a session that switches language is judged by the gate of
     # the line just said, not by whichever script the older lines of its window happen to hold
@@ -315,7 +317,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         if agreeing is not None:
             # the title holding several things the line names, when the line's meaning ranks it first too,
             # passes as if its bridged terms had reached the bar (without a model nothing confirms the words)
-            agreeing = agreeing & (bridged_lex > 0) & (dense >= dense.max())
+            agreeing = agreeing & (bridged_lex > 0) & ((dense >= dense.max()) if first is None else first)
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
 from agent.ranking.bridges import bridge_terms
+from agent.ranking.embedders import Role
 from agent.ranking.pinyin_names import PinyinNames, syllables
 from agent.ranking.ranker import agreeing_rows
 from agent.ranking.scoring import score
+from agent.ranking.window import ConversationWindow
 
 from .conftest import relevance_query
 
@@ -227,3 +231,35 @@ def test_an_english_lines_words_are_chinese_characters_too() -> None:
     assert {"龙", "帽"} <= characters_said("Sa Beining wearing that dragon hat")
     assert "瘦" in characters_said("Shen Teng looks so much thinner this year")
     assert characters_said("撒贝宁的龙帽") == frozenset()
+
+
+class _Meant(HashEmbedder):
+    """Hashed titles; the lines a test names mean what it says (`meant`: line -> query vector)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meant: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str], *, role: Role = "query") -> np.ndarray:
+        out = super().encode(texts, role=role)
+        for i, text in enumerate(texts):
+            if role == "query" and text in self.meant:
+                out[i] = self.meant[text]
+        return out
+
+
+async def test_the_headline_the_line_itself_ranks_first_agrees_whatever_was_said_before_it() -> None:
+    """The things an English line names are its own, and so is the meaning that must rank their headline first:
+    a line of small talk before it pulled the window's mean to another headline, and the line got nothing."""
+    embedder = _Meant()
+    ranker = Ranker(embedder, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in NIGHT])
+    titles = [e.topic.title for e in ranker.snapshot.entries]
+    before, line = "Our dinner tonight was so good.", "Wait, are those robots doing kung fu on stage?"
+    embedder.meant = {before: ranker.snapshot.matrix[titles.index("今晚烟花秀直播")],
+                      line: _faintly_like(ranker.snapshot.matrix, titles.index("机器人中国功夫夯爆了"))}
+    window = ConversationWindow()
+    window.add(before, 1000.0)
+    await ranker.rank(relevance_query(window, top_k=1, gate=True, latest=before))  # as the live loop heard it
+    window.add(line, 1003.0)
+    found = await ranker.rank(relevance_query(window, top_k=1, gate=True, latest=line, latest_top_k=10))
+    assert found and found[0].topic.title == "机器人中国功夫夯爆了"
