@@ -162,7 +162,9 @@ async def _stories_for_the_display(ctx: RunContext, said: Said, ranked: list[Ran
     """Each candidate's story, as the gate reads it. While a caption is on screen, a headline naming a person
     that caption's story names is of that story for the display: lists tell one meme in headlines the
     story links do not join (a quip about a comedian's prop on one list, what he said backstage on
-    another), and a line going on about it would otherwise replace the caption with the other headline."""
+    another), and a line going on about it would otherwise replace the caption with the other headline.
+    So is a headline the newest line meets only on words said under the caption (`_said_under_the_caption`):
+    the line says nothing new of it, it goes on about what the table was already saying."""
     story_key = ctx.deps.story_key
     on = said.session.gate.showing(said.now)
     if on is None or not ranked:

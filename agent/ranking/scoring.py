@@ -345,8 +345,8 @@ def _words_shared(snapshot: IndexSnapshot, terms: Mapping[str, float], lex: np.n
 
 
 def _name_seams(parts: list[tuple[str, float]], named: AbstractSet[str]) -> set[str]:
-    """The bigrams across the edge of a person's name where the lines say it (花一 of "玲花一开嗓"): half a name
-    and the word after it, which a title holds without naming the person ("烟花一开")."""
+    """The bigrams across the edge of a person's name where the lines say it (莲一 of "玉莲一开嗓"): half a name
+    and the word after it, which a title holds without naming the person ("睡莲一开")."""
     out: set[str] = set()
     for text, _ in parts:
         for name in named:
