@@ -167,11 +167,12 @@ class PinyinNames:
                 out.append((bigrams, len(r) - 1))
         return out
 
-    def spelt(self, line: str, english: AbstractSet[str] = frozenset()) -> list[str]:
+    def spelt(self, line: str, english: AbstractSet[str] = frozenset(), *, caseless: bool = False) -> list[str]:
         """The runs of the index's characters that a capitalised word of an English line, neither English nor
-        pinyin, sounds like (`sounded`): a name in another romanisation ("Nigmat", "Dilraba")."""
+        pinyin, sounds like (`sounded`): a name in another romanisation ("Nigmat", "Dilraba"). `caseless`: every
+        such word, capital or not (a recogniser that writes none)."""
         return [run for word in _NAME_WORD.findall(line)
-                if word[:1].isupper() and word.lower() not in english and syllables(word.lower()) is None
+                if (caseless or word[:1].isupper()) and word.lower() not in english and syllables(word.lower()) is None
                 for run in self.sounded(word)]
 
     def sounded(self, word: str) -> list[str]:

@@ -44,7 +44,7 @@ from .embedders import Embedder
 from .encoder import QueryEncoder, combine
 from .everyday import everyday_phrase, only_everyday
 from .lexical import tokenize
-from .names_said import people_named
+from .names_said import people_in, people_named
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
 from .query import RankQuery
@@ -316,8 +316,9 @@ class Ranker:
             for grams, places in self.pinyin.names(line, english):
                 made.append(("pinyin", grams, places))
                 landings.append([(tuple(grams), places)])  # every place between its syllables read
-            for run in self.pinyin.spelt(line, english):
-                if _stands_in_a_headline(run, snapshot):
+            caseless = not any(c.isupper() for c in line)
+            for run in self.pinyin.spelt(line, english, caseless=caseless):
+                if _stands_in_a_headline(run, snapshot) and (not caseless or _names_a_person(run, snapshot)):
                     grams = [a + b for a, b in zip(run, run[1:], strict=False)]
                     made.append(("pinyin", grams, len(grams)))
                     landings.append([(tuple(grams), len(grams))])
@@ -379,6 +380,14 @@ def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | N
     agree = np.zeros(n, dtype=bool)
     agree[found] = True
     return agree
+
+
+def _names_a_person(run: str, snapshot: IndexSnapshot) -> bool:
+    """Whether a headline holding `run` names a person there (the tagger's PER, inside `run` or around it)."""
+    for row in snapshot.lexical.rows(run[:2]).tolist():
+        if any(run in person or person in run for person in people_in(snapshot.entries[row].topic.title)):
+            return True
+    return False
 
 
 def _stands_in_a_headline(run: str, snapshot: IndexSnapshot) -> bool:

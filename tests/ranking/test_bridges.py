@@ -263,3 +263,17 @@ async def test_the_headline_the_line_itself_ranks_first_agrees_whatever_was_said
     window.add(line, 1003.0)
     found = await ranker.rank(relevance_query(window, top_k=1, gate=True, latest=line, latest_top_k=10))
     assert found and found[0].topic.title == "机器人中国功夫夯爆了"
+
+
+async def test_a_recogniser_writing_no_capitals_still_names_someone_spelt_in_another_romanisation() -> None:
+    """A line with no capital at all gives no word its capital to license it as a name: "dilraba" reaches the
+    headline where those characters are a person the tagger reads, and not one where they sound alike but
+    name nobody (得了热病, "caught a fever"), as a lower-cased word of English news would."""
+    line = "did you see dilraba in that new drama tonight"
+    named = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1)
+                                    for s, i, t in [*ENTRIES, ("weibo", "f", "迪丽热巴新剧今晚开播")]])
+    found = await named.rank(relevance_query(line, top_k=1, gate=True))
+    assert found and found[0].topic.title == "迪丽热巴新剧今晚开播" and found[0].bridge == "pinyin"
+    nobody = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1)
+                                     for s, i, t in [*ENTRIES, ("baidu", "h", "得了热病怎么办")]])
+    assert await nobody.rank(relevance_query(line, top_k=1, gate=True)) == []
