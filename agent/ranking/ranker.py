@@ -387,19 +387,23 @@ def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | N
 PERSON_TITLES = 8
 
 
+def _holding(run: str, snapshot: IndexSnapshot) -> list[str]:
+    """The held headlines that hold `run` (read through the postings of its first bigram)."""
+    titles = (snapshot.entries[row].topic.title for row in snapshot.lexical.rows(run[:2]).tolist())
+    return [title for title in titles if run in title]
+
+
 def _names_a_person(run: str, snapshot: IndexSnapshot) -> bool:
     """Whether a headline holding `run` names a person there (the tagger's PER, inside `run` or around it)."""
-    titles = (snapshot.entries[row].topic.title for row in snapshot.lexical.rows(run[:2]).tolist())
-    holding = [title for title in titles if run in title][:PERSON_TITLES]
-    return any(run in person or person in run for title in holding for person in people_in(title))
+    return any(run in person or person in run
+               for title in _holding(run, snapshot)[:PERSON_TITLES] for person in people_in(title))
 
 
 def _stands_in_a_headline(run: str, snapshot: IndexSnapshot) -> bool:
     """Whether a held headline holds `run` where a name stands: at its start or after a character that is
     no Han one (a space, a mark, a digit). The characters a romanised name sounds like also run across two
     words inside many headlines (么处理 of 怎么处理, for "Michael"), which no name does."""
-    for row in snapshot.lexical.rows(run[:2]).tolist():
-        title = snapshot.entries[row].topic.title
+    for title in _holding(run, snapshot):
         at = title.find(run)
         while at >= 0:
             if at == 0 or not HAN_CHAR.match(title[at - 1]):
