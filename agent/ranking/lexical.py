@@ -116,7 +116,7 @@ class BM25Index:
         if docs:
             self._become(self.updated(list(docs)))
 
-    def vocabulary(self) -> Iterable[str]:
+    def vocabulary(self) -> AbstractSet[str]:
         """Every term some document holds (or held, until compaction): read, never changed."""
         return self._post.keys()
 

@@ -7,6 +7,12 @@ that are pinyin and no English word are read as syllables, and each pair of syll
 names the bigrams that read so ("yun peng" → 云鹏). A name spelt in another romanisation ("Nigmat" for
 尼格买提) is read by its consonants instead (`spelt`), as a transliteration is written by the sound.
 The bridge `pinyin` of `bridges.py`.
+
+The same table reads a Chinese line a recogniser wrote: its commonest error is a character heard
+right and written as another of the same sound, and a name is where it costs most (刘涛 written
+刘掏 is a bigram no title holds, and a two-character name is the whole of what the line says of
+her). `misheard` respells a run of the line that no title holds as the run of the index that reads
+the same where that run is a person's name in a headline.
 """
 
 from __future__ import annotations
@@ -14,13 +20,13 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 from collections.abc import Set as AbstractSet
 from functools import cache
 
 from ..text import HAN_CHAR
 
-__all__ = ["PinyinNames", "skeleton", "syllables"]
+__all__ = ["MISHEARD_CHARS", "PinyinNames", "skeleton", "syllables"]
 
 _NAME_WORD = re.compile(r"[A-Za-z]+")
 MAX_SYLLABLE = 6  # zhuang, shuang
@@ -31,6 +37,31 @@ _VOWELS = re.compile(r"[aeiouvyw]")
 SKELETON_LEAST = 4
 SOUNDED_CHARS = (3, 5)
 MAX_CONSONANTS = 4  # of one syllable: zhuang -> zhng
+
+
+#: The runs of a Chinese line `misheard` reads as a name, in characters: a two-character name to a
+#: four-character one (a fifth character is a word after it more often than a name).
+MISHEARD_CHARS = (2, 4)
+
+
+@cache
+def _reading(char: str) -> str:
+    """A Han character's toneless reading, out of context (a character, not a line, is what is kept)."""
+    from pypinyin import Style, lazy_pinyin
+
+    return lazy_pinyin(char, style=Style.NORMAL)[0]
+
+
+def _a_name_heard(said: str, alike: str, people: Callable[[str], Iterable[str]]) -> bool:
+    """Whether `said` is `alike` with characters of a person's name in it heard as others of the same sound."""
+    wrong = [k for k, (a, b) in enumerate(zip(said, alike, strict=True)) if a != b]
+    if not wrong or len(wrong) > max(1, len(said) // 2):
+        return False
+    for person in people(alike):
+        start = alike.find(person)
+        if start >= 0 and start <= wrong[0] and wrong[-1] < start + len(person):
+            return True
+    return False
 
 
 def skeleton(word: str) -> str:
@@ -174,6 +205,47 @@ class PinyinNames:
         return [run for word in _NAME_WORD.findall(line)
                 if (caseless or word[:1].isupper()) and word.lower() not in english and syllables(word.lower()) is None
                 for run in self.sounded(word)]
+
+    def misheard(self, text: str, held: Container[str], people: Callable[[str], Iterable[str]]) -> str:
+        """`text` with each name a recogniser wrote in characters of the same sound spelt as the headlines spell
+        it: a run of `MISHEARD_CHARS` Han characters holding a bigram no indexed text holds (`held`: the index's
+        terms) that reads as a run of the index's bigrams, where the characters that differ (at most half the
+        run's, one of two) all fall inside a person a headline holding that run names (`people`: the tagger's
+        PER of those headlines). The longest run first, each character respelt once; a line whose bigrams the
+        index holds is as it was."""
+        least, most = MISHEARD_CHARS
+        out: list[str] = []
+        at = 0
+        while at < len(text):
+            found = None
+            for size in range(most, least - 1, -1):
+                run = text[at:at + size]
+                if len(run) < size or not all(HAN_CHAR.match(c) for c in run):
+                    continue
+                if all(run[k:k + 2] in held for k in range(size - 1)):
+                    continue
+                found = next((alike for alike in self._reading_as(run) if _a_name_heard(run, alike, people)), None)
+                if found is not None:
+                    break
+            if found is None:
+                out.append(text[at])
+                at += 1
+            else:
+                out.append(found)
+                at += len(found)
+        return "".join(out)
+
+    def _reading_as(self, run: str) -> list[str]:
+        """The runs of the index's bigrams that read as `run` does, each two side by side sharing a character."""
+        keys = [_reading(a) + _reading(b) for a, b in zip(run, run[1:], strict=False)]
+        with self._lock:
+            found = sorted(self._terms.get(keys[0], ()))
+            for key in keys[1:]:
+                if not found:
+                    break
+                after = self._terms.get(key, ())
+                found = [r + t[1] for r in found for t in sorted(after) if t[0] == r[-1]]
+        return found
 
     def sounded(self, word: str) -> list[str]:
         """Each run of the index's characters whose pinyin has `word`'s consonants in order (`skeleton`), as

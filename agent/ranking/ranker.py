@@ -208,6 +208,10 @@ class Ranker:
             return []
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
+        if self._hears_names(parts, snapshot):
+            # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
+            await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
+        parts, q = self._respelt(parts, q, snapshot)
         line = q.latest or parts[-1][0]
         # the people a Chinese line names are read in a thread while the line is encoded: the tagger's
         # millisecond is then neither on the event loop nor added to the decision
@@ -231,6 +235,11 @@ class Ranker:
         """Blocking `rank` over many queries, for the CLI, scripts and benches (every text is encoded)."""
         snapshot = self.snapshot
         windows = [_window(q.text) for q in queries]
+        if any(self._hears_names(parts, snapshot) for _, parts in windows):
+            self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
+        respelt = [self._respelt(parts, q, snapshot) for q, (_, parts) in zip(queries, windows, strict=True)]
+        queries = [q for _, q in respelt]
+        windows = [(text, parts) for (text, _), (parts, _) in zip(windows, respelt, strict=True)]
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
         if encoder is not None:
@@ -283,6 +292,28 @@ class Ranker:
         if bridged.carried:  # the decision record says which bridge carried a cross-lingual match
             found = [_carried(r, bridged.carried) for r in found]
         return found
+
+    def _hears_names(self, parts: list[tuple[str, float]], snapshot: IndexSnapshot) -> bool:
+        """Whether a Chinese line of the window is to be read against the titles' pinyin (`_respelt`), and
+        that pinyin is not read yet."""
+        return ("pinyin" in self.bridges and len(snapshot) > 0 and not self.pinyin.read(snapshot.lexical)
+                and any(zh_or_en(text) == "zh" for text, _ in parts))
+
+    def _respelt(self, parts: list[tuple[str, float]], q: RankQuery,
+                 snapshot: IndexSnapshot) -> tuple[list[tuple[str, float]], RankQuery]:
+        """The window's Chinese lines, and the newest, with a name a recogniser wrote in characters of the same
+        sound spelt as the headlines spell it (`PinyinNames.misheard`): everything after reads the name."""
+        if "pinyin" not in self.bridges or not self.pinyin.read(snapshot.lexical):
+            return parts, q
+        held = snapshot.lexical.vocabulary()
+
+        def heard(text: str) -> str:
+            if zh_or_en(text) != "zh":
+                return text
+            return self.pinyin.misheard(text, held, lambda run: _people_holding(run, snapshot))
+
+        out = [(heard(text), weight) for text, weight in parts]
+        return out, (replace(q, latest=heard(q.latest)) if q.latest else q)
 
     def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
         return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
@@ -397,6 +428,11 @@ def _names_a_person(run: str, snapshot: IndexSnapshot) -> bool:
     """Whether a headline holding `run` names a person there (the tagger's PER, inside `run` or around it)."""
     return any(run in person or person in run
                for title in _holding(run, snapshot)[:PERSON_TITLES] for person in people_in(title))
+
+
+def _people_holding(run: str, snapshot: IndexSnapshot) -> set[str]:
+    """The people (the tagger's PER) that the headlines holding `run` name."""
+    return {person for title in _holding(run, snapshot)[:PERSON_TITLES] for person in people_in(title)}
 
 
 def _stands_in_a_headline(run: str, snapshot: IndexSnapshot) -> bool:

@@ -36,6 +36,7 @@ field of the session gate's policy, to compare settings (docs/relevance.md, "The
         --day-dir ../shared/days/2026-02-16 --gap 12     # a table written here (fixtures/festival/README.md)
     .venv/bin/python scripts/eval/festival.py --chitchat --gap 12   # real small talk on each night's lists
     .venv/bin/python scripts/eval/festival.py --asr       # each line as a recogniser delivers it, in two pieces
+    .venv/bin/python scripts/eval/festival.py --homophones 0.1   # a tenth of each Chinese line's characters misheard
 """
 
 from __future__ import annotations
@@ -189,8 +190,25 @@ PIECE_S = 0.5
 
 
 def spoken(args: argparse.Namespace, text: str, lang: str) -> tuple[str, ...]:
-    """The utterances one line arrives as: itself, or with --asr two recognised pieces (harness/asr.py)."""
+    """The utterances one line arrives as: itself, or with --asr two recognised pieces (harness/asr.py);
+    with --homophones, a Chinese line's share of characters heard as others of the same pinyin first."""
+    rate = getattr(args, "homophones", 0.0)
+    if rate and lang == "zh":
+        text = misheard(args).noisy(text, rate)
     return asr_pieces(text, lang) if getattr(args, "asr", False) else (text,)
+
+
+def misheard(args: argparse.Namespace) -> Any:
+    """The homophone errors of --homophones, drawn as `relevance.py --homophones` draws them (the dev sets'
+    characters, the same seed), one generator for the run, so a figure reproduces."""
+    if getattr(args, "sounds", None) is None:
+        from harness import devsets
+        from harness.homophones import Homophones
+
+        rel, chat = devsets.load()
+        args.sounds = Homophones([t["title"] for t in rel["zh"]["topics"]] + [q["text"] for q in rel["zh"]["queries"]]
+                                 + chat["zh"])
+    return args.sounds
 
 
 async def say(runtime: Any, session: Any, pieces: tuple[str, ...], at: float) -> Any:
@@ -468,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--asr", action="store_true",
                     help="say each line as a speech recogniser delivers it: no punctuation, English lower-cased, "
                          "numbers spoken, cut in two pieces (harness/asr.py)")
+    ap.add_argument("--homophones", type=float, default=0.0, metavar="RATE",
+                    help="that share of each Chinese line's Han characters heard as another of the same pinyin "
+                         "(harness/homophones.py, seeded), before --asr cuts it")
     ap.add_argument("--dinners", action="store_true",
                     help="also say the demo's synthetic dinners on the synthetic snapshot and list their captions")
     ap.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",
