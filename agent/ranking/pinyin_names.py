@@ -214,19 +214,26 @@ class PinyinNames:
         PER of those headlines). The longest run first, each character respelt once; a line whose bigrams the
         index holds is as it was."""
         least, most = MISHEARD_CHARS
+        n = len(text)
+        han = [bool(HAN_CHAR.match(c)) for c in text]
+        # per place, whether the bigram starting there is one no indexed text holds: only a run holding one is read
+        lacking = [han[k] and han[k + 1] and text[k:k + 2] not in held for k in range(n - 1)]
+        if not any(lacking):
+            return text
+        reads = [_reading(c) if h else "" for c, h in zip(text, han, strict=True)]
         out: list[str] = []
         at = 0
-        while at < len(text):
+        while at < n:
             found = None
-            for size in range(most, least - 1, -1):
-                run = text[at:at + size]
-                if len(run) < size or not all(HAN_CHAR.match(c) for c in run):
-                    continue
-                if all(run[k:k + 2] in held for k in range(size - 1)):
-                    continue
-                found = next((alike for alike in self._reading_as(run) if _a_name_heard(run, alike, people)), None)
-                if found is not None:
-                    break
+            if any(lacking[at:at + most - 1]) and han[at] and reads[at] + reads[at + 1] in self._terms:
+                sizes = [size for size in range(least, min(most, n - at) + 1)
+                         if all(han[at:at + size]) and any(lacking[at:at + size - 1])]
+                by_size = self._reading_as(reads[at:at + max(sizes)]) if sizes else {}
+                for size in reversed(sizes):
+                    run = text[at:at + size]
+                    found = next((alike for alike in by_size.get(size, ()) if _a_name_heard(run, alike, people)), None)
+                    if found is not None:
+                        break
             if found is None:
                 out.append(text[at])
                 at += 1
@@ -235,17 +242,20 @@ class PinyinNames:
                 at += len(found)
         return "".join(out)
 
-    def _reading_as(self, run: str) -> list[str]:
-        """The runs of the index's bigrams that read as `run` does, each two side by side sharing a character."""
-        keys = [_reading(a) + _reading(b) for a, b in zip(run, run[1:], strict=False)]
+    def _reading_as(self, reads: list[str]) -> dict[int, list[str]]:
+        """Per length from two characters to `reads`' own, the runs of the index's bigrams that read as the
+        start of `reads` (a run's syllables), each two side by side sharing a character."""
+        out: dict[int, list[str]] = {}
         with self._lock:
-            found = sorted(self._terms.get(keys[0], ()))
-            for key in keys[1:]:
+            found = sorted(self._terms.get(reads[0] + reads[1], ()))
+            for size in range(2, len(reads) + 1):
+                if size > 2:
+                    after = sorted(self._terms.get(reads[size - 2] + reads[size - 1], ()))
+                    found = [r + t[1] for r in found for t in after if t[0] == r[-1]]
                 if not found:
                     break
-                after = self._terms.get(key, ())
-                found = [r + t[1] for r in found for t in sorted(after) if t[0] == r[-1]]
-        return found
+                out[size] = found
+        return out
 
     def sounded(self, word: str) -> list[str]:
         """Each run of the index's characters whose pinyin has `word`'s consonants in order (`skeleton`), as
