@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Container, Iterable
 from collections.abc import Set as AbstractSet
-from functools import cache
+from functools import cache, lru_cache
 
 from ..text import HAN_CHAR
+from .pacing import paced
 
 __all__ = ["MISHEARD_CHARS", "PinyinNames", "skeleton", "syllables"]
 
@@ -52,15 +53,31 @@ def _reading(char: str) -> str:
     return lazy_pinyin(char, style=Style.NORMAL)[0]
 
 
-def _a_name_heard(said: str, alike: str, people: Callable[[str], Iterable[str]]) -> bool:
-    """Whether `said` is `alike` with characters of a person's name in it heard as others of the same sound."""
+@lru_cache(maxsize=1 << 18)
+def _bigram_reading(term: str) -> tuple[str, ...]:
+    """A Han bigram's toneless reading in context, kept across indexes (a list's words come back every cycle)."""
+    from pypinyin import Style, lazy_pinyin
+
+    return tuple(lazy_pinyin(term, style=Style.NORMAL))
+
+
+def _a_name_heard(text: str, at: int, alike: str, people: Callable[[str], Iterable[str]],
+                  words: Container[str]) -> bool:
+    """Whether the run of `text` at `at` is `alike` with characters of a person's name in it heard as others of the
+    same sound: what stands there is no word of its own (`words`: 流畅 is "fluent", said as written, not 刘畅), nor
+    half of one across the name's edge (媒 of 媒体 is no 美 of a name)."""
+    said = text[at:at + len(alike)]
     wrong = [k for k, (a, b) in enumerate(zip(said, alike, strict=True)) if a != b]
     if not wrong or len(wrong) > max(1, len(said) // 2):
         return False
     for person in people(alike):
         start = alike.find(person)
-        if start >= 0 and start <= wrong[0] and wrong[-1] < start + len(person):
-            return True
+        if start < 0 or start > wrong[0] or wrong[-1] >= start + len(person):
+            continue
+        begin, end = at + start, at + start + len(person)
+        if text[begin:end] in words or text[max(0, begin - 1):begin + 1] in words or text[end - 1:end + 1] in words:
+            continue
+        return True
     return False
 
 
@@ -135,35 +152,36 @@ class PinyinNames:
         self._sounding: dict[str, set[str]] = defaultdict(set)
         self._after: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._lock = threading.Lock()
-        self._for: object = None  # the vocabulary last read
+        # the vocabularies read last: the index being published and the one queries may still be reading
+        self._for: deque[object] = deque(maxlen=2)
 
     def read(self, owner: object) -> bool:
         """Whether the vocabulary `owner` names has been read."""
-        return owner is self._for
+        return any(owner is seen for seen in tuple(self._for))
 
     def refresh(self, vocabulary: Iterable[str], owner: object) -> None:
-        """Read the bigrams of `vocabulary` not read before (once per index, `owner` names it)."""
-        if owner is self._for:
+        """Read the bigrams of `vocabulary` not read before (once per index, `owner` names it). Called by the
+        ranker's build, so a query never waits for it: the first read of a 100k index is seconds of pypinyin,
+        done outside the lock (a query reading the table meanwhile is not held up) with the build's pacing."""
+        if self.read(owner):
             return
-        from pypinyin import Style, lazy_pinyin
-
+        new = [(term, _bigram_reading(term)) for term in paced(list(vocabulary), 1024)
+               if len(term) == 2 and term not in self._read and HAN_CHAR.match(term) and HAN_CHAR.match(term[1])]
         with self._lock:
-            for term in list(vocabulary):
-                if len(term) == 2 and term not in self._read and HAN_CHAR.match(term) and HAN_CHAR.match(term[1]):
-                    read = lazy_pinyin(term, style=Style.NORMAL)
-                    key = "".join(read)
-                    self._read[term] = key
-                    self._terms[key].add(term)
-                    if len(read) == 2:
-                        # a surname read its own way (单 shan, 曾 zeng, 朴 piao) names too; a given name's
-                        # character keeps the reading in context (可 as ge made 胡可 "Hu Ge")
-                        for a in _readings(term[0], read[0])[1:]:
-                            self._terms[a + read[1]].add(term)
-                        first, second = skeleton(read[0]), skeleton(read[1])
-                        if first and second:  # a character that sounds no consonant is in no name read so
-                            self._sounding[first].add(term[0])
-                            self._after[term[0]][second].add(term[1])
-            self._for = owner
+            for term, read in new:
+                key = "".join(read)
+                self._read[term] = key
+                self._terms[key].add(term)
+                if len(read) == 2:
+                    # a surname read its own way (单 shan, 曾 zeng, 朴 piao) names too; a given name's
+                    # character keeps the reading in context (可 as ge made 胡可 "Hu Ge")
+                    for a in _readings(term[0], read[0])[1:]:
+                        self._terms[a + read[1]].add(term)
+                    first, second = skeleton(read[0]), skeleton(read[1])
+                    if first and second:  # a character that sounds no consonant is in no name read so
+                        self._sounding[first].add(term[0])
+                        self._after[term[0]][second].add(term[1])
+            self._for.append(owner)
 
     def names(self, line: str, english: AbstractSet[str] = frozenset()) -> list[tuple[list[str], int]]:
         """Per name an English line says in pinyin (a run of pinyin words): the bigrams it names, and how
@@ -206,13 +224,14 @@ class PinyinNames:
                 if (caseless or word[:1].isupper()) and word.lower() not in english and syllables(word.lower()) is None
                 for run in self.sounded(word)]
 
-    def misheard(self, text: str, held: Container[str], people: Callable[[str], Iterable[str]]) -> str:
+    def misheard(self, text: str, held: Container[str], people: Callable[[str], Iterable[str]],
+                 words: Container[str] = frozenset()) -> str:
         """`text` with each name a recogniser wrote in characters of the same sound spelt as the headlines spell
         it: a run of `MISHEARD_CHARS` Han characters holding a bigram no indexed text holds (`held`: the index's
         terms) that reads as a run of the index's bigrams, where the characters that differ (at most half the
         run's, one of two) all fall inside a person a headline holding that run names (`people`: the tagger's
-        PER of those headlines). The longest run first, each character respelt once; a line whose bigrams the
-        index holds is as it was."""
+        PER of those headlines), and the line's characters there are no word of `words` (a dictionary's). The
+        longest run first, each character respelt once; a line whose bigrams the index holds is as it was."""
         least, most = MISHEARD_CHARS
         n = len(text)
         han = [bool(HAN_CHAR.match(c)) for c in text]
@@ -230,8 +249,8 @@ class PinyinNames:
                          if all(han[at:at + size]) and any(lacking[at:at + size - 1])]
                 by_size = self._reading_as(reads[at:at + max(sizes)]) if sizes else {}
                 for size in reversed(sizes):
-                    run = text[at:at + size]
-                    found = next((alike for alike in by_size.get(size, ()) if _a_name_heard(run, alike, people)), None)
+                    found = next((alike for alike in by_size.get(size, ())
+                                  if _a_name_heard(text, at, alike, people, words)), None)
                     if found is not None:
                         break
             if found is None:

@@ -138,9 +138,12 @@ class Ranker:
         """A new snapshot of `topics`, not yet published. Blocking (embeds titles new since the
         current snapshot; the rows of those it holds are reused). `passed_again`: for each topic, the
         row of the current snapshot built from that very object, when the caller knows it (`build_snapshot`)."""
-        return build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors,
-                              previous=self.snapshot, cancel=self.cancel,
-                              background=self.profile.calibration == "topic", passed_again=passed_again)
+        snapshot = build_snapshot(topics, embedder=self.embedder, cache=self.cache, vectors=vectors,
+                                  previous=self.snapshot, cancel=self.cancel,
+                                  background=self.profile.calibration == "topic", passed_again=passed_again)
+        if "pinyin" in self.bridges:  # the titles' pinyin, read with the index: no line waits for it
+            self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
+        return snapshot
 
     def index(self, topics: Iterable[Any], *, vectors: np.ndarray | None = None,
               passed_again: np.ndarray | None = None) -> IndexSnapshot:
@@ -209,7 +212,7 @@ class Ranker:
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
         if self._hears_names(parts, snapshot):
-            # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
+            # read with each build (`build`); an index published otherwise is read here once, off the event loop
             await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         parts, q = self._respelt(parts, q, snapshot)
         line = q.latest or parts[-1][0]
@@ -306,11 +309,12 @@ class Ranker:
         if "pinyin" not in self.bridges or not self.pinyin.read(snapshot.lexical):
             return parts, q
         held = snapshot.lexical.vocabulary()
+        words = dictionary().headwords  # read in `warm`, before the service's first build
 
         def heard(text: str) -> str:
             if zh_or_en(text) != "zh":
                 return text
-            return self.pinyin.misheard(text, held, lambda run: _people_holding(run, snapshot))
+            return self.pinyin.misheard(text, held, lambda run: _people_holding(run, snapshot), words)
 
         out = [(heard(text), weight) for text, weight in parts]
         return out, (replace(q, latest=heard(q.latest)) if q.latest else q)

@@ -36,6 +36,10 @@ def test_a_run_no_title_holds_that_reads_as_a_name_is_respelt_as_the_name() -> N
     assert names.misheard("小站那边人多", index.vocabulary(), person) == "小站那边人多"
     # a character heard wrong beside the name is not the name's: "肖战龙头冒" stays
     assert names.misheard("肖战龙头冒", index.vocabulary(), person) == "肖战龙头冒"
+    # a word of its own said where a name would read the same is the word: 肖站 here is no word, 小站 would be
+    assert names.misheard("你看肖站那顶帽子", index.vocabulary(), person, {"肖站"}) == "你看肖站那顶帽子"
+    # nor is half of a word across the name's edge (站台 is a word: its 站 is not the name's)
+    assert names.misheard("肖站台那边人多", index.vocabulary(), person, {"站台"}) == "肖站台那边人多"
     # a line the titles spell as it is needs nothing
     assert names.misheard("肖战龙头帽真好看", index.vocabulary(), person) == "肖战龙头帽真好看"
 
