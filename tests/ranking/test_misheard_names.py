@@ -6,6 +6,9 @@ character heard right (肖站 for 肖战: xiao zhan either way).
 
 from __future__ import annotations
 
+import pytest
+
+import agent.ranking.ranker as ranker_module
 from agent.models import Topic
 from agent.ranking import Ranker
 from agent.ranking.lexical import BM25Index
@@ -55,3 +58,21 @@ async def test_a_misheard_name_reaches_the_short_title_of_the_name() -> None:
     off = {r.topic.title: r.components["lexical"]
            for r in await ranker.rank(relevance_query("你看肖站那顶帽子，太可爱了", top_k=5))}
     assert off["肖战龙头帽"] == 0
+
+
+def test_one_line_tags_a_bounded_number_of_headlines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run a line may have misheard asks which people the headlines holding it name, a millisecond of the
+    tagger per new headline: one line reads at most `LINE_TITLES` headlines, however many runs it holds."""
+    titles = [("douyin", f"xz{i}", f"肖战龙头帽第{i}期") for i in range(40)]
+    ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in titles])
+    read: list[str] = []
+
+    def counted(title: str) -> frozenset[str]:
+        read.append(title)
+        return frozenset({"肖战"})
+
+    monkeypatch.setattr(ranker_module, "people_in", counted)
+    line = "肖站说肖栈和肖湛还有肖绽都来了"
+    parts, _ = ranker._respelt([(line, 1.0)], relevance_query(line), ranker.snapshot)
+    assert 0 < len(read) <= ranker_module.LINE_TITLES
+    assert parts[0][0].startswith("肖战")  # the first run asked about is respelt
