@@ -212,7 +212,7 @@ class Ranker:
             return []
         vectors: dict[str, np.ndarray] = {}
         encoder = self.encoder if self._wants_vectors(snapshot, channels) else None
-        if self._hears_names(parts, snapshot):
+        if self._pinyin_unread(snapshot):
             # read with each build (`build`); an index published otherwise is read here once, off the event loop
             await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         with answering():  # the tagger's headlines are Python work too: a build steps aside meanwhile
@@ -227,9 +227,6 @@ class Ranker:
             except ModelError as exc:  # model or its server failed: the lexical channel answers, as when shed
                 self._dense_failed(exc)
         people = await naming if naming is not None else None
-        if self._needs_pinyin(line, snapshot):
-            # the titles' pinyin is read once per index, off the event loop (a 100k index: ~0.1 s)
-            await asyncio.to_thread(self.pinyin.refresh, snapshot.lexical.vocabulary(), snapshot.lexical)
         # the decision's stage `score`: the scoring on the event loop, after the query vector came
         with answering(), timed("score"):  # a build in another thread steps aside meanwhile
             return self._select(snapshot, parts, vectors, q, channels=channels, related=related, people=people)
@@ -240,7 +237,7 @@ class Ranker:
         """Blocking `rank` over many queries, for the CLI, scripts and benches (every text is encoded)."""
         snapshot = self.snapshot
         windows = [_window(q.text) for q in queries]
-        if any(self._hears_names(parts, snapshot) for _, parts in windows):
+        if self._pinyin_unread(snapshot):
             self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
         with answering():
             respelt = [self._respelt(parts, q, snapshot) for q, (_, parts) in zip(queries, windows, strict=True)]
@@ -299,11 +296,10 @@ class Ranker:
             found = [_carried(r, bridged.carried) for r in found]
         return found
 
-    def _hears_names(self, parts: list[tuple[str, float]], snapshot: IndexSnapshot) -> bool:
-        """Whether a Chinese line of the window is to be read against the titles' pinyin (`_respelt`), and
-        that pinyin is not read yet."""
-        return ("pinyin" in self.bridges and len(snapshot) > 0 and not self.pinyin.read(snapshot.lexical)
-                and any(zh_or_en(text) == "zh" for text, _ in parts))
+    def _pinyin_unread(self, snapshot: IndexSnapshot) -> bool:
+        """Whether the titles' pinyin, which an English line's names and a Chinese line's misheard ones are read
+        against, is not read yet for `snapshot` (its build reads it: `build`)."""
+        return "pinyin" in self.bridges and len(snapshot) > 0 and not self.pinyin.read(snapshot.lexical)
 
     def _respelt(self, parts: list[tuple[str, float]], q: RankQuery,
                  snapshot: IndexSnapshot) -> tuple[list[tuple[str, float]], RankQuery]:
@@ -322,9 +318,6 @@ class Ranker:
 
         out = [(heard(text), weight) for text, weight in parts]
         return out, (replace(q, latest=heard(q.latest)) if q.latest else q)
-
-    def _needs_pinyin(self, line: str, snapshot: IndexSnapshot) -> bool:
-        return "pinyin" in self.bridges and not self.pinyin.read(snapshot.lexical) and zh_or_en(line) == "en"
 
     def _bridged(self, line: str, snapshot: IndexSnapshot, people: frozenset[str] | None = None) -> Bridged:
         """What an English line names in Chinese (`Bridged`); for a Chinese line, only the people it names
