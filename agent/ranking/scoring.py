@@ -220,12 +220,25 @@ def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: Calibratio
     if per == "topic" and bg is not None:
         mean, std = bg
         return ((cos - mean) / (std * cal.dense_z_scale)).astype(np.float32)
-    n = cos.shape[-1]
+    own = _own_script(cos, snapshot, lang)
+    n = own.shape[-1]
     mu0, sd0 = cal.background
     a = n / (n + profile.shrink_n)
-    mu = a * cos.mean(axis=-1, keepdims=True) + (1 - a) * mu0
-    sd = np.sqrt(a * cos.var(axis=-1, keepdims=True) + (1 - a) * sd0 * sd0)
+    mu = a * own.mean(axis=-1, keepdims=True) + (1 - a) * mu0
+    sd = np.sqrt(a * own.var(axis=-1, keepdims=True) + (1 - a) * sd0 * sd0)
     return ((cos - mu) / (np.maximum(sd, 1e-4) * cal.dense_z_scale)).astype(np.float32)
+
+
+def _own_script(cos: np.ndarray, snapshot: IndexSnapshot, lang: str) -> np.ndarray:
+    """The cosines to the titles of the query's own script, when the index holds any: a query's cosines to
+    the other script's titles are a second, lower mode, which widened the spread its z-scores are read in.
+    The dense channel then weighed less beside the lexical one than the weights were fitted for
+    (`dense`, `lexical`), and by how many titles of the other script the index held: on the live set's
+    index of both languages a Chinese mention's best title fell from 1.27 to 0.72 z."""
+    if len(snapshot.cjk) != cos.shape[-1]:
+        return cos
+    same = snapshot.cjk == (lang == "zh")
+    return cos[..., same] if same.any() else cos
 
 
 def _saturated(snapshot: IndexSnapshot, terms: Mapping[str, float], tau: float,
