@@ -217,6 +217,16 @@ class PinyinNames:
                 out.append((bigrams, len(r) - 1))
         return out
 
+    def said_alone(self, line: str, english: AbstractSet[str] = frozenset()) -> list[str]:
+        """The bigrams a capitalised word of two pinyin syllables, said alone, reads as: a panda's, a place's or a
+        shop's name of two characters ("Huahua", "Hengdian", "Hema"), which `names` leaves out because such a
+        word is as often a word of the language ("shanghai" reads 伤害 too). The caller keeps only those a
+        headline holds where a name stands and no dictionary lists (`Ranker._bridged`)."""
+        said = _NAME_WORD.findall(line)
+        return [term for word, cut in zip(said, _read_as_pinyin(said, english), strict=True)
+                if cut is not None and len(cut) == 2 and word[:1].isupper()
+                for term in sorted(self._terms.get(cut[0] + cut[1], ()))]
+
     def spelt(self, line: str, english: AbstractSet[str] = frozenset(), *, caseless: bool = False) -> list[str]:
         """The runs of the index's characters that a capitalised word of an English line, neither English nor
         pinyin, sounds like (`sounded`): a name in another romanisation ("Nigmat", "Dilraba"). `caseless`: every

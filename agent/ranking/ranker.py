@@ -348,6 +348,13 @@ class Ranker:
             for grams, places in self.pinyin.names(line, english):
                 made.append(("pinyin", grams, places))
                 landings.append([(tuple(grams), places)])  # every place between its syllables read
+            # a two-character name said alone, where a headline holds it as a name stands: a word the dictionary
+            # lists (杭州 for "Hangzhou", 清明 for "Qingming") is the dictionary bridges' to read, as it glosses it
+            headwords = dictionary().headwords
+            for gram in self.pinyin.said_alone(line, english):
+                if gram not in headwords and _stands_in_a_headline(gram, snapshot):
+                    made.append(("pinyin", [gram], 1))
+                    landings.append([((gram,), 1)])
             caseless = not any(c.isupper() for c in line)
             for run in self.pinyin.spelt(line, english, caseless=caseless):
                 if _stands_in_a_headline(run, snapshot) and (not caseless or _names_a_person(run, snapshot)):

@@ -115,6 +115,21 @@ async def test_an_english_line_naming_someone_in_another_romanisation_gets_the_h
     assert await ranker.rank(relevance_query("Michael is coming over tonight", top_k=1, gate=True)) == []
 
 
+async def test_a_two_character_name_said_alone_reaches_the_headline_that_names_it() -> None:
+    """Synthetic headlines: "Qiqi", a panda's name of two syllables said alone, reaches the one that starts with
+    琪琪. "Huahua" reads as 花花 too, but in "满屏花花绿绿的弹幕" those characters are inside a word, where no name
+    stands; "Hangzhou" reads as 杭州, a word the dictionary lists and glosses itself: neither is bridged by its
+    sound."""
+    entries = ENTRIES + [("weibo", "p", "琪琪龙年蹦迪"), ("douyin", "q", "满屏花花绿绿的弹幕"),
+                         ("baidu", "h", "杭州人的年夜饭菜单")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    found = await ranker.rank(relevance_query("Qiqi the panda was dancing for the new year", top_k=1, gate=True))
+    assert found and found[0].topic.title == "琪琪龙年蹦迪" and found[0].bridge == "pinyin"
+    snapshot = ranker.snapshot
+    assert "花花" not in ranker._bridged("Huahua was so cute on stage", snapshot).terms
+    assert ranker._bridged("Our Hangzhou relatives brought vinegar fish", snapshot).carried.get("杭州") != "pinyin"
+
+
 async def test_an_english_line_gets_the_chinese_caption_and_the_record_names_the_bridge() -> None:
     ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in ENTRIES])
     found = await ranker.rank(relevance_query("Yue Yunpeng totally flubbed his lines last night", top_k=1, gate=True))
