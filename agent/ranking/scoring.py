@@ -213,8 +213,9 @@ class Scores:
 def dense_evidence(cos: np.ndarray, snapshot: IndexSnapshot, profile: CalibrationProfile, lang: str, *,
                    per: Calibration = "query") -> np.ndarray:
     """Dense scores from cosines to every topic (the last axis is the snapshot's rows): z-scores per
-    query over the index (`per="query"`, for ordering), or per topic against everyday talk
-    (`per="topic"`, for the gate; the per-query ones when the snapshot holds no backgrounds)."""
+    query over the index's titles of its script (`per="query"`, for ordering; `_own_script`), or per topic
+    against everyday talk (`per="topic"`, for the gate; the per-query ones when the snapshot holds no
+    backgrounds)."""
     cal = profile.lang(lang)
     bg = snapshot.background.get(lang) or snapshot.background.get("en")
     if per == "topic" and bg is not None:
