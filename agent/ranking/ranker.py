@@ -342,8 +342,8 @@ class Ranker:
                         if len(HAN_CHAR.findall(w)) >= 2 and (grams := [t for t in tokenize(w) if HAN_CHAR.match(t)])]
             if readings:
                 landings.append(readings)
-        if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`)
-            self.pinyin.refresh(snapshot.lexical.vocabulary(), snapshot.lexical)
+        if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`); the titles'
+            # pinyin is read by the build, or by `rank` before it asks (`_pinyin_unread`), never here on the loop
             english = english_words()
             for grams, places in self.pinyin.names(line, english):
                 made.append(("pinyin", grams, places))
