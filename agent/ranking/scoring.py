@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,6 +55,7 @@ __all__ = [
     "expected_max_z",
     "profile_for",
     "score",
+    "stands_alone",
 ]
 
 Channel = Literal["hybrid", "dense", "lexical"]
@@ -91,6 +92,13 @@ class LanguageCalibration:
     # about none of them grows with N, so a constant bar fitted at one index size is wrong at another
     cross_growth: float = 0.0
     cross_ref_n: int = 1000
+    # an other-script title the line's meaning sets apart from every other story: its topic z leads the best
+    # of any other story's by this much (`stands_alone`); None: no such pass. A line about one Chinese item
+    # told in English words ("a man of forty knelt for a red envelope") names nothing a bridge reads, and the
+    # lists' short titles keep its z under `cross_bar`, but no other story comes near it; small talk that
+    # reaches the bar by meaning meets several stories about as well. Chosen with each day left out
+    # (`scripts/eval/crosslingual.py`)
+    cross_margin: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
@@ -204,6 +212,7 @@ class Scores:
     lang: str
     channel: Channel  # what actually answered: "lexical" when there was no query vector
     evidence: np.ndarray | None = None  # what the gate reads, when it differs from `relevance`
+    topic_z: np.ndarray | None = None  # the dense evidence per topic against everyday talk (the gate's units)
 
     @property
     def gate_evidence(self) -> np.ndarray:
@@ -337,7 +346,40 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     if lang == "zh" and len(snapshot.cjk) == n:
         words = _words_shared(snapshot, said, lex, named, _name_seams(parts, named))
         evidence = _sharing_a_word(relevance if evidence is None else evidence, words, snapshot.cjk)
-    return Scores(dense, lex, relevance, lang, "hybrid", evidence)
+    return Scores(dense, lex, relevance, lang, "hybrid", evidence, topic_z)
+
+
+#: How many of the other script's best titles `stands_alone` reads for the best of another story
+RIVALS_READ = 16
+
+
+def stands_alone(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationProfile,
+                 related: Callable[[set[str]], set[str]] | None = None) -> Scores:
+    """`scores` with the other-script title that the line's meaning sets apart passing the gate: its topic z
+    leads that of every title of another story (`related`: a topic's story-mates; the same title counts as one
+    story too) by `cross_margin`. Other stories are read among the `RIVALS_READ` best titles; when all of them
+    are the same story's, the best one past them is no nearer."""
+    cal = profile.lang(scores.lang)
+    z, n = scores.topic_z, len(snapshot)
+    if cal.cross_margin is None or z is None or scores.channel != "hybrid" or len(snapshot.cjk) != n:
+        return scores
+    cross = snapshot.cjk != (scores.lang == "zh")
+    if np.count_nonzero(cross) < 2:
+        return scores
+    zc = np.where(cross, z, -np.inf)
+    k = min(RIVALS_READ, n - 1)
+    best = np.argpartition(-zc, k)[: k + 1]
+    best = best[np.argsort(-zc[best], kind="stable")]
+    top, ids = int(best[0]), snapshot.ids
+    kin = related({ids[top]}) if related is not None else {ids[top]}
+    title = snapshot.entries[top].topic.title
+    rival = next((float(zc[j]) for j in best[1:] if ids[j] not in kin and snapshot.entries[j].topic.title != title),
+                 float(zc[best[-1]]))
+    if not np.isfinite(rival) or float(zc[top]) - rival < cal.cross_margin:
+        return scores
+    evidence = scores.gate_evidence.copy()
+    evidence[top] = max(evidence[top], _at_least(profile.gate_threshold(scores.lang, n, "hybrid")))
+    return replace(scores, evidence=evidence)
 
 
 def _at_least(value: float) -> np.float32:
