@@ -47,8 +47,8 @@ def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations:
 
 
 #: The cross-script keys: `scripts/eval/tune_crosslingual.py` fits the bar, `scripts/eval/crosslingual.py` chooses
-#: `cross_margin`; `scripts/eval/tune_relevance.py` fits every other key and keeps these as they are.
-CROSS_KEYS = ("cross_gate", "cross_growth", "cross_ref_n", "cross_margin")
+#: `apart_margin`; `scripts/eval/tune_relevance.py` fits every other key and keeps these as they are.
+CROSS_KEYS = ("cross_gate", "cross_growth", "cross_ref_n", "apart_margin")
 CROSS_NOTE = "; cross-script gates: "  # where the cross-script part of `fitted_on` starts
 
 

@@ -274,14 +274,15 @@ class Ranker:
             own = [(latest, 1.0)]
             alone = stands_alone(score(snapshot, profile, combine(own, vectors), own, channels=channels,
                                        bridged=bridged.terms, bridge_bar=self.bridge_bar, agreeing=agreeing,
-                                       named=bridged.named), snapshot, profile, related)
+                                       named=bridged.named), snapshot, profile, related, said=latest)
             if agreeing is not None and len(alone.dense):
                 # the things an English line names are the line's: so is the meaning that must rank their title
                 # first (a line of small talk before it moved which title the window's mean ranked first)
                 first = alone.dense >= alone.dense.max()
         scores = stands_alone(score(snapshot, profile, combine(parts, vectors), parts, channels=channels,
                                     bridged=bridged.terms, bridge_bar=self.bridge_bar, agreeing=agreeing,
-                                    named=bridged.named, first=first), snapshot, profile, related)
+                                    named=bridged.named, first=first), snapshot, profile, related,
+                             said=" ".join(t for t, _ in parts))
         allowed = None
         if alone is not None and latest:
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -92,13 +93,13 @@ class LanguageCalibration:
     # about none of them grows with N, so a constant bar fitted at one index size is wrong at another
     cross_growth: float = 0.0
     cross_ref_n: int = 1000
-    # an other-script title the line's meaning sets apart from every other story: its topic z leads the best
-    # of any other story's by this much (`stands_alone`); None: no such pass. A line about one Chinese item
-    # told in English words ("a man of forty knelt for a red envelope") names nothing a bridge reads, and the
-    # lists' short titles keep its z under `cross_bar`, but no other story comes near it; small talk that
-    # reaches the bar by meaning meets several stories about as well. Chosen with each day left out
-    # (`scripts/eval/crosslingual.py`)
-    cross_margin: float | None = None
+    # a title the line's meaning sets apart from every other story: its topic z leads the best of any other
+    # story's by this much (`stands_alone`); None: no such pass. A line about one item told in its own words
+    # ("a man of forty knelt for a red envelope" about a Chinese title) names nothing a bridge reads, and short
+    # titles keep its z under the bar, but no other story comes near it; small talk that reaches the bar by
+    # meaning meets several stories about as well. Chosen with each day left out (`scripts/eval/crosslingual.py`)
+    # and on the relevance set's tune half (docs/relevance.md, "A title set apart by meaning")
+    apart_margin: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
@@ -349,33 +350,36 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
     return Scores(dense, lex, relevance, lang, "hybrid", evidence, topic_z)
 
 
-#: How many of the other script's best titles `stands_alone` reads for the best of another story
+#: How many of the best titles `stands_alone` reads for the best of another story
 RIVALS_READ = 16
+#: The fewest words whose meaning may set a title apart: a recogniser's fragment ("dad do you know", "a long
+#: time") has too little meaning for its best title's lead to say anything (with speech in two pieces, three of
+#: the relevance set's 200 English small-talk lines went up on such a fragment; docs/relevance.md)
+APART_WORDS = 5
+_WORD = re.compile(r"[^\W_]+")
 
 
 def stands_alone(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationProfile,
-                 related: Callable[[set[str]], set[str]] | None = None) -> Scores:
-    """`scores` with the other-script title that the line's meaning sets apart passing the gate: its topic z
-    leads that of every title of another story (`related`: a topic's story-mates; the same title counts as one
-    story too) by `cross_margin`. Other stories are read among the `RIVALS_READ` best titles; when all of them
-    are the same story's, the best one past them is no nearer."""
+                 related: Callable[[set[str]], set[str]] | None = None, *, said: str = "") -> Scores:
+    """`scores` with the title that the meaning of `said` sets apart passing the gate: its topic z leads that of
+    every title of another story, in either script, by `apart_margin` (`related`: a topic's story-mates; the
+    same title counts as one story too), when `said` has `APART_WORDS` words or more. Other stories are read
+    among the `RIVALS_READ` best titles; when all of them are the same story's, the best one past them is no
+    nearer."""
     cal = profile.lang(scores.lang)
     z, n = scores.topic_z, len(snapshot)
-    if cal.cross_margin is None or z is None or scores.channel != "hybrid" or len(snapshot.cjk) != n:
+    if cal.apart_margin is None or z is None or scores.channel != "hybrid" or n < 2 \
+            or len(_WORD.findall(said)) < APART_WORDS:
         return scores
-    cross = snapshot.cjk != (scores.lang == "zh")
-    if np.count_nonzero(cross) < 2:
-        return scores
-    zc = np.where(cross, z, -np.inf)
     k = min(RIVALS_READ, n - 1)
-    best = np.argpartition(-zc, k)[: k + 1]
-    best = best[np.argsort(-zc[best], kind="stable")]
+    best = np.argpartition(-z, k)[: k + 1]
+    best = best[np.argsort(-z[best], kind="stable")]
     top, ids = int(best[0]), snapshot.ids
     kin = related({ids[top]}) if related is not None else {ids[top]}
     title = snapshot.entries[top].topic.title
-    rival = next((float(zc[j]) for j in best[1:] if ids[j] not in kin and snapshot.entries[j].topic.title != title),
-                 float(zc[best[-1]]))
-    if not np.isfinite(rival) or float(zc[top]) - rival < cal.cross_margin:
+    rival = next((float(z[j]) for j in best[1:] if ids[j] not in kin and snapshot.entries[j].topic.title != title),
+                 float(z[best[-1]]))
+    if float(z[top]) - rival < cal.apart_margin:
         return scores
     evidence = scores.gate_evidence.copy()
     evidence[top] = max(evidence[top], _at_least(profile.gate_threshold(scores.lang, n, "hybrid")))

@@ -11,7 +11,7 @@ into stories as the service groups them: `StoryRanking`) hears each line once, a
 Each bridge (`agent/ranking/bridges.py`) is measured alone and together; the bridge bar is chosen
 on the other days (the best right-caption rate with small talk at most 0.03 on each of them) and
 the left-out day is scored with it. With all bridges, the margin by which a title the line's meaning
-sets apart from every other story passes (`LanguageCalibration.cross_margin`, `scoring.stands_alone`)
+sets apart from every other story passes (`LanguageCalibration.apart_margin`, `scoring.stands_alone`)
 is chosen with the bar the same way ("all"), and measured off ("all, no margin"); the other rows run
 with the shipped margin.
 
@@ -77,7 +77,7 @@ async def figures(run: DayRun, bridges: tuple[Bridge, ...], bar: float, margin: 
     ranker = run.ranking.ranker
     ranker.bridges, ranker.bridge_bar = bridges, bar
     shipped = profile_for(ranker.embedder.name if ranker.embedder is not None else None)
-    ranker.profile = shipped if margin == "shipped" else shipped.with_lang("en", cross_margin=margin)
+    ranker.profile = shipped if margin == "shipped" else shipped.with_lang("en", apart_margin=margin)
 
     def asked(text: str) -> RankQuery:
         return RankQuery(text=text, top_k=1, gate=True, prior=False, mmr=False)

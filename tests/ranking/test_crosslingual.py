@@ -59,7 +59,7 @@ def test_english_lines_about_a_days_chinese_stories_are_captioned(day_ranker) ->
     ranker, day = day_ranker
     assert profile_for(ranker.embedder.name).lang("en").cross_gate is not None  # what the service runs
     assert _right(ranker, day) >= 4
-    ranker.profile = profile_for(ranker.embedder.name).with_lang("en", cross_gate=None, cross_margin=None)
+    ranker.profile = profile_for(ranker.embedder.name).with_lang("en", cross_gate=None, apart_margin=None)
     bridges, ranker.bridges = ranker.bridges, ()
     try:
         assert _right(ranker, day) == 0  # the English gate alone, no bridge: silence

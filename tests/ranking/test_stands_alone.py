@@ -1,9 +1,9 @@
-"""An English line about one Chinese item, told in words no bridge reads, passes when its meaning sets that
-item apart from every other story (`scoring.stands_alone`, `LanguageCalibration.cross_margin`).
+"""An English line about one item, told in words no bridge or title shares, passes when its meaning sets that
+item apart from every other story (`scoring.stands_alone`, `LanguageCalibration.apart_margin`).
 
-The first tests build synthetic titles and scores; the last reads a real night's lists (../shared/days),
-a line of our synthetic cross-lingual set (fixtures/crosslingual/en-about-zh.json) and the real English small
-talk (../shared/devsets/chitchat.json).
+The first tests build synthetic titles and scores. The slow ones read a real night's lists (../shared/days)
+with a line of our synthetic cross-lingual set (fixtures/crosslingual/en-about-zh.json), and the real
+relevance set's English mentions; both with the real English small talk (../shared/devsets/chitchat.json).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker, RankQuery, build_embedder, profile_for
 from agent.ranking.scoring import Scores, stands_alone
 from agent.settings import Settings
+from harness import devsets
 from harness.paths import SHARED
 from harness.required import needs_shared
 from harness.story_days import parse_lists, passage_vectors
@@ -33,7 +34,7 @@ MARGIN = 0.4
 
 def _ranker() -> Ranker:
     return Ranker(HashEmbedder(), [Topic(source="weibo", item_id=str(i), title=t) for i, t in enumerate(TITLES)],
-                  profile=profile_for("hash-").with_lang("en", cross_margin=MARGIN))
+                  profile=profile_for("hash-").with_lang("en", apart_margin=MARGIN))
 
 
 def _scores(topic_z: list[float], lang: str = "en") -> Scores:
@@ -42,9 +43,12 @@ def _scores(topic_z: list[float], lang: str = "en") -> Scores:
     return Scores(zero, zero, zero, lang, "hybrid", zero.copy(), z)
 
 
-def _passed(ranker: Ranker, scores: Scores, related=None) -> list[str]:
+SAID = "did you see the man who knelt for his red envelope"
+
+
+def _passed(ranker: Ranker, scores: Scores, related=None, said: str = SAID) -> list[str]:
     snapshot = ranker.snapshot
-    out = stands_alone(scores, snapshot, ranker.profile, related)
+    out = stands_alone(scores, snapshot, ranker.profile, related, said=said)
     bar = ranker.profile.gate_threshold(scores.lang, len(snapshot), "hybrid")
     return [e.topic.title for e, ev in zip(snapshot.entries, out.gate_evidence, strict=True) if ev >= bar]
 
@@ -52,6 +56,13 @@ def _passed(ranker: Ranker, scores: Scores, related=None) -> list[str]:
 def test_a_title_far_ahead_of_every_other_story_passes() -> None:
     ranker = _ranker()
     assert _passed(ranker, _scores([0.8, 0.3, 0.2, 0.1, 0.0, -0.1])) == ["四十岁大叔跪求压岁钱"]
+
+
+def test_a_fragment_of_a_few_words_sets_nothing_apart() -> None:
+    ranker = _ranker()
+    far = _scores([0.8, 0.3, 0.2, 0.1, 0.0, -0.1])
+    assert _passed(ranker, far, said="dad do you know") == []  # a recogniser's piece of a line
+    assert _passed(ranker, far, said="the lakers beat the rockets") == ["四十岁大叔跪求压岁钱"]
 
 
 def test_a_title_with_another_story_near_it_does_not() -> None:
@@ -72,11 +83,11 @@ def test_a_title_of_its_own_story_is_no_rival() -> None:
     assert _passed(ranker, scores, related) == ["春晚机器人扭秧歌"]
 
 
-def test_only_the_other_script_and_only_with_a_margin() -> None:
+def test_only_a_language_with_a_margin() -> None:
     ranker = _ranker()
     far = [0.8, 0.3, 0.2, 0.1, 0.0, -0.1]
-    assert _passed(ranker, _scores(far, lang="zh")) == []  # a Chinese line reads Chinese titles by its words
-    ranker.profile = ranker.profile.with_lang("en", cross_margin=None)
+    assert _passed(ranker, _scores(far, lang="zh")) == []  # a Chinese line: its small talk passed (measured)
+    ranker.profile = ranker.profile.with_lang("en", apart_margin=None)
     assert _passed(ranker, _scores(far)) == []
 
 
@@ -103,10 +114,32 @@ def test_an_english_line_told_without_names_reaches_its_item_on_a_real_night(tmp
         return sum(bool(r) for r in stories.rank_queries_sync(
             [RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False) for t in chat]))
 
-    assert shipped.lang("en").cross_margin is not None  # what the service runs
+    assert shipped.lang("en").apart_margin is not None  # what the service runs
     assert any("40岁儿子" in title for title in heard(line["text"]))
     with_margin = small_talk()
-    ranker.profile = shipped.with_lang("en", cross_margin=None)
+    ranker.profile = shipped.with_lang("en", apart_margin=None)
     assert heard(line["text"]) == []
     # the real English small talk is captioned no more often with the pass than without it
     assert with_margin <= small_talk() and with_margin / len(chat) <= 0.03
+
+
+@pytest.mark.slow
+@needs_shared("devsets/relevance.json", "devsets/chitchat.json")
+def test_english_mentions_of_english_titles_gain_with_no_more_small_talk(tmp_path) -> None:
+    rel = json.loads((devsets.DEVSETS / "relevance.json").read_text(encoding="utf-8"))
+    chat = devsets.pick(json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))["en"], "report")
+    queries = devsets.pick(rel["en"]["queries"], "report")
+    ranker = Ranker(build_embedder(Settings(data_dir=tmp_path / "data")),
+                    devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp_path))  # both, as served
+    shipped = ranker.profile
+
+    def heard() -> tuple[int, int]:
+        said = ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False)
+                                         for t in [q["text"] for q in queries] + chat])
+        right = sum(bool(r) and r[0].id in q["relevant"] for r, q in zip(said, queries, strict=False))
+        return right, sum(bool(r) for r in said[len(queries):])
+
+    right, small = heard()
+    ranker.profile = shipped.with_lang("en", apart_margin=None)
+    right_before, small_before = heard()
+    assert right > right_before and small <= small_before, (right, right_before, small, small_before)
