@@ -49,7 +49,7 @@ from .names_said import people_in, people_named
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
 from .query import RankQuery
-from .scoring import CalibrationProfile, Channel, profile_for, score, stands_alone
+from .scoring import CalibrationProfile, Channel, first_by_meaning, profile_for, score, stands_alone
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
 from .window import ConversationWindow, truncate_text
@@ -278,7 +278,7 @@ class Ranker:
             if agreeing is not None and len(alone.dense):
                 # the things an English line names are the line's: so is the meaning that must rank their title
                 # first (a line of small talk before it moved which title the window's mean ranked first)
-                first = alone.dense >= alone.dense.max()
+                first = first_by_meaning(alone.dense, snapshot)
         scores = stands_alone(score(snapshot, profile, combine(parts, vectors), parts, channels=channels,
                                     bridged=bridged.terms, bridge_bar=self.bridge_bar, agreeing=agreeing,
                                     named=bridged.named, first=first), snapshot, profile, related,

@@ -55,6 +55,7 @@ __all__ = [
     "dense_evidence",
     "expected_max_z",
     "profile_for",
+    "first_by_meaning",
     "score",
     "stands_alone",
 ]
@@ -341,7 +342,7 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         if agreeing is not None:
             # the title holding several things the line names, when the line's meaning ranks it first too,
             # passes as if its bridged terms had reached the bar (without a model nothing confirms the words)
-            agreeing = agreeing & (bridged_lex > 0) & ((dense >= dense.max()) if first is None else first)
+            agreeing = agreeing & (bridged_lex > 0) & (first_by_meaning(dense, snapshot) if first is None else first)
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
@@ -384,6 +385,16 @@ def stands_alone(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationPr
     evidence = scores.gate_evidence.copy()
     evidence[top] = max(evidence[top], _at_least(profile.gate_threshold(scores.lang, n, "hybrid")))
     return replace(scores, evidence=evidence)
+
+
+def first_by_meaning(dense: np.ndarray, snapshot: IndexSnapshot) -> np.ndarray:
+    """The rows the line's meaning ranks first: the best one, and every row of the same title (two platforms
+    list one headline, one of them with a summary: the line's meaning is as near the one as the other, and
+    which of them comes first is the summary's doing, not the line's)."""
+    best = int(np.argmax(dense))
+    title = snapshot.entries[best].topic.title
+    return (dense >= dense[best]) | np.fromiter((e.topic.title == title for e in snapshot.entries), dtype=bool,
+                                                count=len(snapshot))
 
 
 def _at_least(value: float) -> np.float32:

@@ -237,6 +237,26 @@ def test_a_headline_holding_two_things_passes_the_gate_when_the_lines_meaning_ra
     assert lexical_only.gate_evidence[row] < profile.gate_threshold("en", len(snapshot), "lexical")
 
 
+def test_the_same_headline_on_two_lists_is_first_by_meaning_whichever_of_them_the_model_puts_first() -> None:
+    """One list gives the headline a summary (where the things the line names are), the other the title alone:
+    the line's meaning ranks the bare one first by a hair, and the agreeing one is the same headline."""
+    summary = "人形机器人在晚会上打了一套醉拳"
+    topics = [Topic(source=s, item_id=i, title=t, rank=1, summary=summary if i == "rk" else None) for s, i, t in NIGHT]
+    bare_topic = Topic(source="weibo", item_id="rk-bare", title="机器人中国功夫夯爆了", rank=1)
+    ranker = Ranker(HashEmbedder(), [*topics, bare_topic])
+    snapshot, profile = ranker.snapshot, ranker.profile
+    parts = [("Wait, are those robots doing kung fu on stage?", 1.0)]
+    bridged = {"机器": 0.05, "器人": 0.05, "功夫": 0.05}
+    ids = [e.topic.item_id for e in snapshot.entries]
+    row, bare = ids.index("rk"), ids.index("rk-bare")
+    agree = np.zeros(len(snapshot), dtype=bool)
+    agree[row] = True  # only the summarised one holds both things
+    qvec = _faintly_like(snapshot.matrix, bare)
+    scores = score(snapshot, profile, qvec, parts, bridged=bridged, bridge_bar=0.9, agreeing=agree)
+    assert np.argmax(scores.dense) == bare and scores.dense[row] < scores.dense[bare]
+    assert scores.gate_evidence[row] >= profile.gate_threshold("en", len(snapshot), "hybrid")
+
+
 def test_an_english_lines_words_are_chinese_characters_too() -> None:
     """"that dragon hat" is 龙 and 帽 (CC-CEDICT's one-character words), "thinner" 瘦: what tells 撒贝宁龙帽 from
     撒贝宁现挂 and 沈腾瘦了 from 沈腾也嘴瓢了 within their stories (`story_rank.one_per_story`); a Chinese line has
