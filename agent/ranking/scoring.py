@@ -54,8 +54,8 @@ __all__ = [
     "Scores",
     "dense_evidence",
     "expected_max_z",
-    "profile_for",
     "first_by_meaning",
+    "profile_for",
     "score",
     "stands_alone",
 ]
