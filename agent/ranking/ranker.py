@@ -278,7 +278,7 @@ class Ranker:
             if agreeing is not None and len(alone.dense):
                 # the things an English line names are the line's: so is the meaning that must rank their title
                 # first (a line of small talk before it moved which title the window's mean ranked first)
-                first = first_by_meaning(alone.dense, snapshot)
+                first = first_by_meaning(alone.dense, snapshot, agreeing)
         scores = stands_alone(score(snapshot, profile, combine(parts, vectors), parts, channels=channels,
                                     bridged=bridged.terms, bridge_bar=self.bridge_bar, agreeing=agreeing,
                                     named=bridged.named, first=first), snapshot, profile, related,

@@ -342,7 +342,8 @@ def score(snapshot: IndexSnapshot, profile: CalibrationProfile, qvec: np.ndarray
         if agreeing is not None:
             # the title holding several things the line names, when the line's meaning ranks it first too,
             # passes as if its bridged terms had reached the bar (without a model nothing confirms the words)
-            agreeing = agreeing & (bridged_lex > 0) & (first_by_meaning(dense, snapshot) if first is None else first)
+            agreeing = agreeing & (bridged_lex > 0)
+            agreeing &= first_by_meaning(dense, snapshot, agreeing) if first is None else first
             evidence = np.where(agreeing, np.maximum(evidence, _at_least(profile.gate_threshold(lang, n, "hybrid"))),
                                 evidence).astype(np.float32)
     if lang == "zh" and len(snapshot.cjk) == n:
@@ -387,14 +388,17 @@ def stands_alone(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationPr
     return replace(scores, evidence=evidence)
 
 
-def first_by_meaning(dense: np.ndarray, snapshot: IndexSnapshot) -> np.ndarray:
-    """The rows the line's meaning ranks first: the best one, and every row of the same title (two platforms
-    list one headline, one of them with a summary: the line's meaning is as near the one as the other, and
-    which of them comes first is the summary's doing, not the line's)."""
+def first_by_meaning(dense: np.ndarray, snapshot: IndexSnapshot, among: np.ndarray) -> np.ndarray:
+    """The rows the line's meaning ranks first: the best one, and each row of `among` (the few rows asked about:
+    those holding what the line names) with the same title (two platforms list one headline, one of them with
+    a summary: the line's meaning is as near the one as the other, and which of them comes first is the
+    summary's doing, not the line's)."""
     best = int(np.argmax(dense))
+    first = dense >= dense[best]
     title = snapshot.entries[best].topic.title
-    return (dense >= dense[best]) | np.fromiter((e.topic.title == title for e in snapshot.entries), dtype=bool,
-                                                count=len(snapshot))
+    for row in np.flatnonzero(among):
+        first[row] |= snapshot.entries[row].topic.title == title
+    return first
 
 
 def _at_least(value: float) -> np.float32:
