@@ -1,8 +1,8 @@
 """The three labelled story days in ../shared, parsed by the project's own parsers (read in place).
 
 `../shared/devsets/stories-<day>.json` labels which items of one day are one story; the complete
-lists it was made from are `../shared/days/<day>/<source>/*.json`. Every list is parsed whole, as
-the service would store it (Douyin's rising items included); the labelled items are then found
+lists it was made from are `../shared/days/<day>/<source>/`, one recording each (`recording`). Every
+list is parsed whole, as the service would store it (Douyin's rising items included); the labelled items are then found
 among the parsed topics by id, else by title.
 
 Passage vectors are cached in the persistent embedding cache under `<model>#passage`, so a
@@ -22,7 +22,7 @@ from agent.models import Topic
 from agent.ranking import Embedder, EmbeddingCache
 from agent.ranking.snapshot import doc_text
 from agent.settings import Settings
-from agent.sources import source_class
+from agent.sources import REGISTRY, source_class
 from harness.paths import SHARED
 
 DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
@@ -47,15 +47,42 @@ def _norm(title: str) -> str:
     return " ".join(title.split())
 
 
+class NightError(ValueError):
+    """A day's folder is not in the shared format: a one-line reason naming the folder."""
+
+
+#: What a source's folder may hold beside its recording: notes on where it came from
+_NOTES = ("README", "PROVENANCE", "SOURCES")
+
+
+def recording(folder: Path) -> Path:
+    """The one recording of a source's folder, in whatever shape its recorder saved (Weibo's and Zhihu's
+    pages are HTML, their APIs JSON; each parser reads every shape its source answers in), beside any notes."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
+                   and not p.name.upper().startswith(_NOTES) and p.suffix.lower() != ".md")
+    if len(files) != 1:
+        found = ", ".join(p.name for p in files) or "none"
+        raise NightError(f"{folder}: expected one recorded list, found {len(files)} ({found})")
+    return files[0]
+
+
+def source_folders(day_dir: Path) -> list[str]:
+    """The sources a day holds a list of: its folders, each named for a registered source."""
+    names = sorted(p.name for p in day_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise NightError(f"{day_dir}: no source is named {', '.join(unknown)} (known: {', '.join(sorted(REGISTRY))})")
+    return names
+
+
 def parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
     settings = Settings()
     lists: dict[str, list[Topic]] = {}
     parsed: dict[tuple[str, str], Topic] = {}
-    for folder in sorted((shared / "days" / day).iterdir()):
-        if not folder.is_dir():
-            continue
-        (recording,) = sorted(folder.glob("*.json"))
-        topics = source_class(folder.name).from_settings(settings).parse_body(recording.read_bytes(), url=None)
+    day_dir = shared / "days" / day
+    for name in source_folders(day_dir):
+        folder = day_dir / name
+        topics = source_class(name).from_settings(settings).parse_body(recording(folder).read_bytes(), url=None)
         lists[folder.name] = topics
         for t in topics:
             parsed.setdefault((t.source, t.item_id), t)

@@ -2,7 +2,8 @@
 """The festival night: a dinner table's conversations against that night's real hot lists.
 
 The service fetches `../shared/days/<night>` as the answers of the sources that night holds (each
-recorded body served at its own endpoint through the collector's transport, parsed by our parsers,
+recorded list served at its source's endpoints through the collector's transport, in whatever shape its
+recorder saved it (an API's JSON or a page's HTML, `harness.story_days.recording`), parsed by our parsers,
 stored and indexed as a fetch cycle; a source the recorders kept no list of is not served), then
 hears each conversation of `../shared/devsets/festival-<night>.json` in one session, line after
 line, `--gap` seconds apart
@@ -61,13 +62,14 @@ from agent.live.gating import GatePolicy
 from agent.ranking import build_embedder
 from agent.ranking.lexical import tokenize
 from agent.settings import Settings
+from agent.sources import source_class
 from harness.asr import asr_pieces
 from harness.paths import SHARED
+from harness.story_days import NightError, recording, source_folders
 
 DAY = "2024-02-09"
 DAY_DIR = SHARED / "days" / DAY
 DEVSET = SHARED / "devsets" / f"festival-{DAY}.json"
-SOURCES = ("baidu", "douyin", "weibo", "zhihu")
 
 
 def nights() -> list[str]:
@@ -82,15 +84,12 @@ def night_paths(day: str) -> tuple[Path, Path]:
 
 
 def night_sources(day_dir: Path, lists: Sequence[str] | None = None) -> list[str]:
-    """The sources the night holds a list of (2026-02-16: Baidu and Douyin only), or of them those in
-    `lists` (`--lists`: the night as a service that follows only those platforms would have seen it)."""
-    return [s for s in SOURCES if (day_dir / s).is_dir() and any((day_dir / s).glob("*.json"))
-            and (lists is None or s in lists)]
-#: Where each source's recorded answer is served: (host, the start of the path) → its folder.
-ENDPOINTS = {("top.baidu.com", "/api/board"): "baidu",
-             ("www.douyin.com", "/aweme/v1/web/hot/search/list"): "douyin",
-             ("m.weibo.cn", "/api/container/getIndex"): "weibo",
-             ("www.zhihu.com", "/api/v3/feed/topstory/hot-lists"): "zhihu"}
+    """The sources the night holds a list of (2026-02-16: Baidu and Douyin only; any registered source's
+    folder counts), or of them those in `lists` (`--lists`: the night as a service that follows only those
+    platforms would have seen it)."""
+    return [s for s in source_folders(day_dir) if lists is None or s in lists]
+
+
 GAP_S = 3.0
 #: Terms of the gist, beyond the title's own, a caption must show to say what the meme is: one
 #: shared bigram is often a word of the meta line or a name; two are a clause of the story.
@@ -99,16 +98,23 @@ LANG_OF = {"zh": "zh-CN", "en": "en-US"}
 
 
 def day_transport(day_dir: Path = DAY_DIR, lists: Sequence[str] | None = None) -> httpx.MockTransport:
-    """Each source's recorded body at the endpoint it was saved from; every other request a 404,
-    so a source's fallback endpoints (Weibo's web API, Douyin's app API) fail as they would."""
-    held = set(night_sources(day_dir, lists))
-    bodies = {key: next((day_dir / folder).glob("*.json")).read_bytes() for key, folder in ENDPOINTS.items()
-              if folder in held}
+    """Each source's recorded list at every endpoint that source asks for it (`Source.endpoints`), and every
+    other request a 404. The recording is whichever shape its recorder saved (Weibo's mobile API or its summary
+    page, Zhihu's API or its page): the endpoint asked first is answered with it, and each parser reads every
+    shape its source answers in, so a night recorded from another endpoint is served as it was recorded."""
+    settings = Settings()
+    routes: list[tuple[str, str, bytes, str]] = []
+    for name in night_sources(day_dir, lists):
+        body = recording(day_dir / name).read_bytes()
+        kind = "text/html" if body.lstrip()[:1] == b"<" else "application/json"
+        for endpoint in source_class(name).from_settings(settings).endpoints():
+            url = httpx.URL(endpoint.url)
+            routes.append((url.host, url.path, body, kind))
 
     def answer(request: httpx.Request) -> httpx.Response:
-        for (host, path), body in bodies.items():
-            if request.url.host == host and request.url.path.startswith(path):
-                return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+        for host, path, body, kind in routes:
+            if request.url.host == host and request.url.path == path:
+                return httpx.Response(200, content=body, headers={"Content-Type": kind})
         return httpx.Response(404, text="not recorded")
 
     return httpx.MockTransport(answer)
@@ -154,9 +160,10 @@ def lists_of(args: argparse.Namespace) -> list[str] | None:
     chosen = getattr(args, "lists", None)
     if not chosen:
         return None
-    unknown = sorted(set(chosen) - set(SOURCES))
+    held = source_folders(args.day_dir) if getattr(args, "day_dir", None) is not None else []
+    unknown = sorted(set(chosen) - set(held))
     if unknown:
-        raise SystemExit(f"--lists: no recorded list for {', '.join(unknown)}; valid: {', '.join(SOURCES)}")
+        raise SystemExit(f"--lists: no recorded list for {', '.join(unknown)}; the night holds {', '.join(held)}")
     return list(chosen)
 
 
@@ -505,8 +512,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"festival eval: the real data is not here ({devset}, {day_dir})", file=sys.stderr)
             return 2
     logging.basicConfig(level=logging.WARNING)
-    results = [evaluate(argparse.Namespace(**{**vars(args), "devset": devset, "day_dir": day_dir}))
-               for devset, day_dir in runs]
+    try:
+        results = [evaluate(argparse.Namespace(**{**vars(args), "devset": devset, "day_dir": day_dir}))
+                   for devset, day_dir in runs]
+    except NightError as exc:
+        print(f"festival eval: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[0], ensure_ascii=False, indent=1))
         return 0
