@@ -64,6 +64,7 @@ from agent.ranking.lexical import tokenize
 from agent.settings import Settings
 from agent.sources import source_class
 from harness.asr import asr_pieces
+from harness.festival_format import read_devset
 from harness.paths import SHARED
 from harness.story_days import NightError, recording, source_folders
 
@@ -383,8 +384,7 @@ def chitchat_devset() -> dict[str, Any]:
 
 
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    devset = chitchat_devset() if getattr(args, "chitchat", False) else \
-        json.loads(args.devset.read_text(encoding="utf-8"))
+    devset = chitchat_devset() if getattr(args, "chitchat", False) else read_devset(args.devset)
     heard, topics = asyncio.run(hear_conversations(args, devset))
     served = set(night_sources(args.day_dir, lists_of(args)))
     listed = {t["id"] for t in devset["trends"] if any(i["source"] in served for i in t["items"])}

@@ -8,6 +8,8 @@ The recordings are the real ones of ../shared/upstream, read in place.
 
 from __future__ import annotations
 
+import copy
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 
 from agent.settings import Settings
 from agent.sources import source_class
+from harness.festival_format import read_devset
 from harness.paths import SHARED
 from harness.servers import unavailable
 from harness.story_days import NightError, parse_lists, recording
@@ -84,3 +87,44 @@ def test_a_folder_named_for_no_source_stops_the_eval_with_one_line(night: Path, 
     assert festival.main(["--devset", str(devset), "--day-dir", str(night)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "no source is named weibo-hot-hub" in err and "Traceback" not in err
+
+
+GOOD = {"day": "2099-01-01", "trends": [{"id": "robots", "items": [{"source": "weibo", "title": "机器人"}]}],
+        "conversations": [{"id": "family-1", "lang": "zh", "lines": [
+            {"text": "那帮机器人你们看见没", "kind": "trend", "trend": "robots", "gist": "机器人上春晚"},
+            {"text": "可不是", "kind": "cont", "trend": "robots"},
+            {"text": "这鱼真好吃", "kind": "small", "near": []}]}]}
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (lambda d: d["conversations"][0]["lines"][2].update(kind="chat"), "conversations.0.lines.2.kind: Input should be"),
+    (lambda d: d["conversations"][0]["lines"][1].pop("trend"), "a cont line names its meme"),
+    (lambda d: d["conversations"][0]["lines"][0].update(trend="robot"), "no trend is named 'robot'"),
+    (lambda d: d["conversations"][0].update(lang="fr"), "conversations.0.lang"),
+    (lambda d: d.pop("trends"), "trends: Field required"),
+])
+def test_a_conversation_file_out_of_the_format_stops_the_eval_with_the_field_named(
+        night: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: object, says: str) -> None:
+    data = copy.deepcopy(GOOD)
+    change(data)  # type: ignore[operator]
+    devset = tmp_path / "festival.json"
+    devset.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert festival.main(["--devset", str(devset), "--day-dir", str(night)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and says in err and "Traceback" not in err
+
+
+def test_a_file_that_is_not_json_says_where(night: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    devset = tmp_path / "festival.json"
+    devset.write_text('{"trends": [', encoding="utf-8")
+    assert festival.main(["--devset", str(devset), "--day-dir", str(night)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "not JSON" in err and "line 1" in err
+
+
+def test_the_nights_and_tables_we_hold_are_in_the_format() -> None:
+    held = sorted((SHARED / "devsets").glob("festival-*.json")) + sorted(
+        (Path(__file__).parents[2] / "fixtures" / "festival").glob("*.json"))
+    assert len(held) >= 2
+    for path in held:
+        assert read_devset(path)["conversations"], path
