@@ -20,7 +20,7 @@ import numpy as np
 from agent.ranking.scoring import PROFILES_FILE, CalibrationProfile
 from agent.stories.linking import LinkModel
 
-__all__ = ["CROSS_KEYS", "CROSS_NOTE", "fit_link_model", "save_fitted"]
+__all__ = ["CROSS_NOTE", "KEPT_KEYS", "fit_link_model", "save_fitted"]
 
 
 def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations: int = 50,
@@ -46,23 +46,24 @@ def fit_link_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iterations:
     return LinkModel(tuple(round(float(v), 4) for v in beta[:-1]), round(float(beta[-1]), 4), strong)
 
 
-#: The cross-script keys: `scripts/eval/tune_crosslingual.py` fits the bar, `scripts/eval/crosslingual.py` chooses
-#: `apart_margin`; `scripts/eval/tune_relevance.py` fits every other key and keeps these as they are.
-CROSS_KEYS = ("cross_gate", "cross_growth", "cross_ref_n", "apart_margin")
+#: The keys chosen outside `scripts/eval/tune_relevance.py`, which fits every other key and keeps these as they are:
+#: `scripts/eval/tune_crosslingual.py` fits the cross-script bar, `scripts/eval/crosslingual.py` chooses
+#: `apart_margin`, and `meaning_floor` is chosen on the festival replays (docs/relevance.md).
+KEPT_KEYS = ("cross_gate", "cross_growth", "cross_ref_n", "apart_margin", "meaning_floor")
 CROSS_NOTE = "; cross-script gates: "  # where the cross-script part of `fitted_on` starts
 
 
 def save_fitted(fitted: CalibrationProfile, part: Literal["same", "cross"], path: Path = PROFILES_FILE) -> None:
     """Write `fitted`'s part of its model's profile into `path`, every key of the other part as the file had it.
 
-    Each tuning script owns one part (`CROSS_KEYS` and the cross-script note, or the rest), so
+    Each tuning script owns one part (`KEPT_KEYS` and the cross-script note, or the rest), so
     either can run without undoing the other; `made_by` names both commands."""
     rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
     old = next((CalibrationProfile.from_json(r) for r in rows if r["model"] == fitted.model), None)
     merged = fitted
     if old is not None:
         same, cross = (fitted, old) if part == "same" else (old, fitted)
-        langs = {lang: replace(cal, **{k: getattr(cross.lang(lang), k) for k in CROSS_KEYS})
+        langs = {lang: replace(cal, **{k: getattr(cross.lang(lang), k) for k in KEPT_KEYS})
                  if lang in cross.langs else cal for lang, cal in same.langs.items()}
         cmds = [c for c in same.made_by.split(" && ") if "tune_crosslingual" not in c][:1]
         cmds += [c for c in cross.made_by.split(" && ") if "tune_crosslingual" in c][:1]

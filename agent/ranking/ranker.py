@@ -49,7 +49,7 @@ from .names_said import people_in, people_named
 from .pacing import answering
 from .pinyin_names import PinyinNames, syllables
 from .query import RankQuery
-from .scoring import CalibrationProfile, Channel, first_by_meaning, profile_for, score, stands_alone
+from .scoring import CalibrationProfile, Channel, first_by_meaning, meant, profile_for, score, stands_alone
 from .selection import Ranked, select
 from .snapshot import IndexSnapshot, RankerEntry, build_snapshot, doc_text
 from .window import ConversationWindow, truncate_text
@@ -283,6 +283,11 @@ class Ranker:
                                     bridged=bridged.terms, bridge_bar=self.bridge_bar, agreeing=agreeing,
                                     named=bridged.named, first=first), snapshot, profile, related,
                              said=" ".join(t for t, _ in parts))
+        # the line just said must mean what it shares words with: read on its own scores, not the window's
+        if alone is not None:
+            alone = meant(alone, snapshot, profile)
+        elif len(parts) == 1:
+            scores = meant(scores, snapshot, profile)
         allowed = None
         if alone is not None and latest:
             about = select(snapshot, profile, alone, top_k=q.latest_top_k, gate=True, gate_offset=q.gate_offset)

@@ -101,6 +101,13 @@ class LanguageCalibration:
     # meaning meets several stories about as well. Chosen with each day left out (`scripts/eval/crosslingual.py`)
     # and on the relevance set's tune half (docs/relevance.md, "A title set apart by meaning")
     apart_margin: float | None = None
+    # the least dense evidence (the line's own meaning, in the query's z units: `dense_evidence`) a title of the
+    # line's script needs to pass the gate; None: any. A short table line that shares one word with a short title
+    # ("说起来二舅今年咋没来" and a rose named after someone's uncle) passes on that word while its meaning puts the
+    # title among the run of the night's titles; a line about the title means it too. Chosen on 2026-02-16's
+    # slower tables among the values that cost relevance.json's tune half no right caption (docs/relevance.md,
+    # "A word shared, a meaning not")
+    meaning_floor: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
         """(dense, lexical) weights of the evidence the hybrid gate reads."""
@@ -386,6 +393,19 @@ def stands_alone(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationPr
     evidence = scores.gate_evidence.copy()
     evidence[top] = max(evidence[top], _at_least(profile.gate_threshold(scores.lang, n, "hybrid")))
     return replace(scores, evidence=evidence)
+
+
+def meant(scores: Scores, snapshot: IndexSnapshot, profile: CalibrationProfile) -> Scores:
+    """`scores` with each title of the line's own script that its meaning puts under `meaning_floor` kept off the
+    gate: a word the line shares with such a title is a coincidence of words, not what the line is about. Read on
+    the line just said (`Ranker._select`), never on a window, whose older lines of small talk dilute the meaning
+    of a line about a meme. Titles of the other script have their own bar (`_with_cross_bar`)."""
+    floor, n = profile.lang(scores.lang).meaning_floor, len(snapshot)
+    if floor is None or scores.channel != "hybrid" or not n or len(snapshot.cjk) != n:
+        return scores
+    own = snapshot.cjk == (scores.lang == "zh")
+    evidence = np.where(own & (scores.dense < floor), np.float32(-np.inf), scores.gate_evidence)
+    return replace(scores, evidence=evidence.astype(np.float32))
 
 
 def first_by_meaning(dense: np.ndarray, snapshot: IndexSnapshot, among: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from agent.ranking import LanguageCalibration
 from agent.ranking.scoring import PROFILES, PROFILES_FILE, CalibrationProfile
-from harness.fitting import CROSS_KEYS, fit_link_model, save_fitted
+from harness.fitting import KEPT_KEYS, fit_link_model, save_fitted
 from tests.conftest import load_script
 
 
@@ -51,8 +51,8 @@ def test_tune_relevance_keeps_the_cross_script_bars(tmp_path) -> None:
     back = _written(path, shipped.model)
     for lang in ("zh", "en"):
         assert back.lang(lang).gate == 0.5  # its own fit
-        assert {k: getattr(back.lang(lang), k) for k in CROSS_KEYS} == \
-            {k: getattr(shipped.lang(lang), k) for k in CROSS_KEYS}
+        assert {k: getattr(back.lang(lang), k) for k in KEPT_KEYS} == \
+            {k: getattr(shipped.lang(lang), k) for k in KEPT_KEYS}
     assert back.made_by == "python scripts/eval/tune_relevance.py && python scripts/eval/tune_crosslingual.py"
     assert back.fitted_on.startswith("the dev sets; cross-script gates: ")
 
