@@ -18,7 +18,7 @@ import numpy as np
 
 from agent.commands.rank import load_topics
 from agent.models import Topic
-from agent.ranking import Embedder, EmbeddingCache, RankerEntry
+from agent.ranking import Embedder, EmbeddingCache, Ranker, RankerEntry, RankQuery
 from agent.text import has_han
 from harness.paths import ROOT as ROOT
 from harness.paths import SHARED
@@ -75,6 +75,29 @@ def entries(topics: list[dict], tmp: Path) -> list[RankerEntry]:
     path.write_text(json.dumps([{k: t[k] for k in ("id", "title", "source")} for t in topics], ensure_ascii=False),
                     encoding="utf-8")
     return load_topics(path)
+
+
+def relevance_ranker(data: Path) -> Ranker:
+    """A ranker holding both languages' topics of relevance.json, as the live eval serves them (the default model,
+    its vectors under `data`)."""
+    from agent.ranking import build_embedder
+    from agent.settings import Settings
+
+    rel, _ = load()
+    return Ranker(build_embedder(Settings(data_dir=data / "data")),
+                  entries(rel["zh"]["topics"] + rel["en"]["topics"], data))
+
+
+def heard_alone(ranker: Ranker, lang: str, part: str) -> tuple[int, int]:
+    """(mentions captioned with their own topic, small-talk lines captioned) of one half of relevance.json's and
+    chitchat.json's `lang`, each said alone through the gate, as `scripts/eval/relevance.py --live` says them."""
+    rel, chat = load()
+    queries = pick(rel[lang]["queries"], part)
+    lines = [c if isinstance(c, str) else c["text"] for c in pick(chat[lang], part)]
+    said = ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False)
+                                     for t in [q["text"] for q in queries] + lines])
+    right = sum(bool(r) and r[0].id in q["relevant"] for r, q in zip(said, queries, strict=False))
+    return right, sum(bool(r) for r in said[len(queries):])
 
 
 def split(n: int, part: str) -> list[int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,10 @@ from agent.ranking.snapshot import doc_text
 from agent.settings import Settings
 from agent.sources import REGISTRY, source_class
 from harness.paths import SHARED
+
+if TYPE_CHECKING:
+    from agent.index.story_rank import StoryRanking
+    from agent.ranking import Ranker
 
 DAYS = ("2025-03-31", "2025-04-01", "2025-04-15")
 # The Gala night: its labels are the meme groups of the festival dev set (one group, one meme),
@@ -144,3 +148,17 @@ def passage_vectors(embedder: Embedder | None, topics: list[Topic], cache_dir: P
     finally:
         cache.close()
     return np.asarray(mat, dtype=np.float32)
+
+
+def night_ranker(day: str, data: Path, shared: Path = SHARED) -> tuple[Ranker, StoryRanking]:
+    """A ranker over a day's whole lists with the default model (vectors under `data`), and its stories' ranking:
+    what a test says a line to, as the service would hold that day."""
+    from agent.index.story_rank import StoryRanking
+    from agent.ranking import Ranker, build_embedder
+
+    lists, _ = parse_lists(day, shared)
+    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+    embedder = build_embedder(Settings(data_dir=data / "data"))
+    ranker = Ranker(embedder)
+    ranker.index(topics, vectors=passage_vectors(embedder, topics, data))
+    return ranker, StoryRanking.grouped(ranker)

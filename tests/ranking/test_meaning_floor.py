@@ -13,15 +13,13 @@ import json
 import numpy as np
 import pytest
 
-from agent.index.story_rank import StoryRanking
 from agent.models import Topic
-from agent.ranking import HashEmbedder, Ranker, RankQuery, build_embedder, profile_for
+from agent.ranking import HashEmbedder, Ranker, RankQuery, profile_for
 from agent.ranking.scoring import Scores, meant
-from agent.settings import Settings
 from harness import devsets
 from harness.paths import SHARED
 from harness.required import needs_shared
-from harness.story_days import parse_lists, passage_vectors
+from harness.story_days import night_ranker
 
 # synthetic
 TITLES = ["二舅的月季登上晚会", "揭秘机器人背后概念股", "Robots dance at the gala", "熊猫花花过生日"]
@@ -73,12 +71,7 @@ def test_the_service_reads_a_floor_for_each_language() -> None:
 @pytest.mark.slow
 @needs_shared("days/2026-02-16", "devsets/festival-2026-02-16.json")
 def test_a_kinship_word_shared_with_a_headline_is_not_the_headline_on_a_real_night(tmp_path) -> None:
-    lists, _ = parse_lists("2026-02-16", SHARED)
-    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
-    embedder = build_embedder(Settings(data_dir=tmp_path / "data"))
-    ranker = Ranker(embedder)
-    ranker.index(topics, vectors=passage_vectors(embedder, topics, tmp_path))
-    stories = StoryRanking.grouped(ranker)
+    ranker, stories = night_ranker("2026-02-16", tmp_path)
     night = json.loads((SHARED / "devsets" / "festival-2026-02-16.json").read_text(encoding="utf-8"))
     lines = [ln for conv in night["conversations"] for ln in conv["lines"]]
     uncle = next(ln["text"] for ln in lines if ln["kind"] == "small" and "二舅" in ln["text"])
@@ -101,22 +94,10 @@ def test_a_kinship_word_shared_with_a_headline_is_not_the_headline_on_a_real_nig
 def test_mentions_keep_every_right_caption_and_small_talk_is_no_more_often_captioned(tmp_path, lang: str) -> None:
     """The tune half each floor was chosen on: it takes no right caption away, and English small talk that shared a
     word with a headline of no meaning near it goes quiet (0.040 -> 0.030 of the half's 200 lines)."""
-    rel = json.loads((devsets.DEVSETS / "relevance.json").read_text(encoding="utf-8"))
-    queries = devsets.pick(rel[lang]["queries"], "tune")
-    chat = [c if isinstance(c, str) else c["text"] for c in devsets.pick(
-        json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))[lang], "tune")]
-    ranker = Ranker(build_embedder(Settings(data_dir=tmp_path / "data")),
-                    devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp_path))  # both, as served
+    ranker = devsets.relevance_ranker(tmp_path)
     shipped = ranker.profile
-
-    def heard() -> tuple[int, int]:
-        said = ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False)
-                                         for t in [q["text"] for q in queries] + chat])
-        right = sum(bool(r) and r[0].id in q["relevant"] for r, q in zip(said, queries, strict=False))
-        return right, sum(bool(r) for r in said[len(queries):])
-
-    right, small = heard()
+    right, small = devsets.heard_alone(ranker, lang, "tune")
     ranker.profile = shipped.with_lang(lang, meaning_floor=None)
-    right_before, small_before = heard()
-    assert right == right_before and right > 0.5 * len(queries)
+    right_before, small_before = devsets.heard_alone(ranker, lang, "tune")
+    assert right == right_before and right > 0.5 * len(devsets.pick(devsets.load()[0][lang]["queries"], "tune"))
     assert small <= small_before if lang == "zh" else small < small_before, (small, small_before)

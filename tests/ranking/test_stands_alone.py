@@ -14,15 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.index.story_rank import StoryRanking
 from agent.models import Topic
-from agent.ranking import HashEmbedder, Ranker, RankQuery, build_embedder, profile_for
+from agent.ranking import HashEmbedder, Ranker, RankQuery, profile_for
 from agent.ranking.scoring import Scores, stands_alone
-from agent.settings import Settings
 from harness import devsets
 from harness.paths import SHARED
 from harness.required import needs_shared
-from harness.story_days import parse_lists, passage_vectors
+from harness.story_days import night_ranker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,12 +92,7 @@ def test_only_a_language_with_a_margin() -> None:
 @pytest.mark.slow
 @needs_shared("days/2024-02-09", "devsets/chitchat.json")
 def test_an_english_line_told_without_names_reaches_its_item_on_a_real_night(tmp_path) -> None:
-    lists, _ = parse_lists("2024-02-09", SHARED)
-    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
-    embedder = build_embedder(Settings(data_dir=tmp_path / "data"))
-    ranker = Ranker(embedder)
-    ranker.index(topics, vectors=passage_vectors(embedder, topics, tmp_path))
-    stories = StoryRanking.grouped(ranker)
+    ranker, stories = night_ranker("2024-02-09", tmp_path)
     written = json.loads((ROOT / "fixtures" / "crosslingual" / "en-about-zh.json").read_text(encoding="utf-8"))
     line = next(ln for ln in written["lines"] if "40岁儿子" in ln["expect"])  # synthetic, about a real item
     chat = [c if isinstance(c, str) else c["text"]
@@ -126,20 +119,9 @@ def test_an_english_line_told_without_names_reaches_its_item_on_a_real_night(tmp
 @pytest.mark.slow
 @needs_shared("devsets/relevance.json", "devsets/chitchat.json")
 def test_english_mentions_of_english_titles_gain_with_no_more_small_talk(tmp_path) -> None:
-    rel = json.loads((devsets.DEVSETS / "relevance.json").read_text(encoding="utf-8"))
-    chat = devsets.pick(json.loads((SHARED / "devsets" / "chitchat.json").read_text(encoding="utf-8"))["en"], "report")
-    queries = devsets.pick(rel["en"]["queries"], "report")
-    ranker = Ranker(build_embedder(Settings(data_dir=tmp_path / "data")),
-                    devsets.entries(rel["zh"]["topics"] + rel["en"]["topics"], tmp_path))  # both, as served
+    ranker = devsets.relevance_ranker(tmp_path)
     shipped = ranker.profile
-
-    def heard() -> tuple[int, int]:
-        said = ranker.rank_queries_sync([RankQuery(text=t, top_k=1, gate=True, prior=False, mmr=False)
-                                         for t in [q["text"] for q in queries] + chat])
-        right = sum(bool(r) and r[0].id in q["relevant"] for r, q in zip(said, queries, strict=False))
-        return right, sum(bool(r) for r in said[len(queries):])
-
-    right, small = heard()
+    right, small = devsets.heard_alone(ranker, "en", "report")
     ranker.profile = shipped.with_lang("en", apart_margin=None)
-    right_before, small_before = heard()
+    right_before, small_before = devsets.heard_alone(ranker, "en", "report")
     assert right > right_before and small <= small_before, (right, right_before, small, small_before)

@@ -103,6 +103,16 @@ def test_the_display_yields_to_new_memes_without_flicker(night: tuple[dict, dict
     assert total["replaced"] - total["replaced_hit"] <= floor["flicker"]
 
 
+def _replay(day: str, **changes: object) -> dict:
+    """One festival night of ../shared through the eval at the judged pace, with `changes` to its arguments."""
+    devset, day_dir = festival.night_paths(day)
+    if not devset.is_file() or not day_dir.is_dir():
+        unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
+    return festival.evaluate(argparse.Namespace(**{"gap": festival.GAP_S, "profile": "even-g1", "embedder": None,
+                                                   "devset": devset, "day_dir": day_dir, "gate": [],
+                                                   "dinners": False, **changes}))
+
+
 #: A night replayed on two of its lists (`--lists`): Zhihu and Douyin carry titles and a few excerpts, the
 #: shape of a held-out night whose gist had to come from another platform's title (docs/relevance.md, "The
 #: gist on a night of thin lists"). Floors at what the eval printed when they were set.
@@ -121,12 +131,7 @@ THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 18, "gist": 
 
 @pytest.mark.parametrize(("day", "lists"), sorted(THIN))
 def test_a_night_of_thin_lists_still_captions_its_memes_and_says_what_some_are(day: str, lists: str) -> None:
-    devset, day_dir = festival.night_paths(day)
-    if not devset.is_file() or not day_dir.is_dir():
-        unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
-    args = argparse.Namespace(gap=festival.GAP_S, profile="even-g1", embedder=None, devset=devset,
-                              day_dir=day_dir, gate=[], dinners=False, lists=lists.split(","))
-    total = festival.evaluate(args)["total"]["all"]
+    total = _replay(day, lists=lists.split(","))["total"]["all"]
     floor = THIN[day, lists]
     assert total["trend_lines"] == floor["trend_lines"]  # the line about no item of these lists is left out
     assert total["hits"] >= floor["hits"] and total["gist"] >= floor["gist"]
@@ -142,12 +147,7 @@ HEARD = {"2024-02-09": {"hits": 16, "gist": 12, "small": 0}, "2026-02-16": {"hit
 
 @pytest.mark.parametrize("day", sorted(HEARD))
 def test_a_name_the_recogniser_misheard_is_still_captioned(day: str) -> None:
-    devset, day_dir = festival.night_paths(day)
-    if not devset.is_file() or not day_dir.is_dir():
-        unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
-    args = argparse.Namespace(gap=festival.GAP_S, profile="even-g1", embedder=None, devset=devset,
-                              day_dir=day_dir, gate=[], dinners=False, homophones=0.1)
-    total = festival.evaluate(args)["total"]["all"]
+    total = _replay(day, homophones=0.1)["total"]["all"]
     floor = HEARD[day]
     assert total["hits"] >= floor["hits"] and total["gist"] >= floor["gist"]
     assert total["small_captioned"] <= floor["small"]
@@ -199,12 +199,7 @@ FREE = {"2024-02-09": {"hits": 18, "small": 1, "greetings": 1}, "2026-02-16": {"
 
 @pytest.mark.parametrize("day", sorted(FREE))
 def test_small_talk_stays_quiet_when_the_display_is_free(day: str) -> None:
-    devset, day_dir = festival.night_paths(day)
-    if not devset.is_file() or not day_dir.is_dir():
-        unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
-    args = argparse.Namespace(gap=12.0, profile="even-g1", embedder=None, devset=devset, day_dir=day_dir,
-                              gate=[], dinners=False)
-    total = festival.evaluate(args)["total"]["all"]
+    total = _replay(day, gap=12.0)["total"]["all"]
     floor = FREE[day]
     assert total["hits"] >= floor["hits"]
     assert total["small_captioned"] <= floor["small"] and total["greetings_captioned"] <= floor["greetings"]
