@@ -103,10 +103,10 @@ class LanguageCalibration:
     apart_margin: float | None = None
     # the least dense evidence (the line's own meaning, in the query's z units: `dense_evidence`) a title of the
     # line's script needs to pass the gate; None: any. A short table line that shares one word with a short title
-    # ("说起来二舅今年咋没来" and a rose named after someone's uncle) passes on that word while its meaning puts the
-    # title among the run of the night's titles; a line about the title means it too. Chinese: chosen on
-    # 2026-02-16's slower tables among the values that cost relevance.json's tune half no right caption; English:
-    # the largest such value (docs/relevance.md, "A word shared, a meaning not")
+    # ("表叔怎么还没到" and a flower named after someone's uncle, 表叔的月季上了热搜) passes on that word while its
+    # meaning puts the title among the run of the night's titles; a line about the title means it too. Chinese:
+    # chosen on a festival night's slower tables among the values that cost relevance.json's tune half no right
+    # caption; English: the largest such value (docs/relevance.md, "A word shared, a meaning not")
     meaning_floor: float | None = None
 
     def gate_weights(self) -> tuple[float, float]:
