@@ -168,16 +168,12 @@ def window(text: str) -> str:
 
 
 def day_topics(day: str, settings: Any = None) -> list[Topic]:
-    """Every list of `day`, each parsed by its source's own parser (as `trendlens parse` does)."""
-    from agent.settings import Settings
-    from agent.sources import source_class
+    """Every list of `day`, each parsed by its source's own parser (as `trendlens parse` does), one recording
+    per source in whatever shape it was saved (`story_days.parse_lists`)."""
+    from harness.story_days import parse_lists
 
-    settings = settings or Settings()
-    topics: list[Topic] = []
-    for folder in sorted((DAYS / day).iterdir()):
-        for path in sorted(folder.glob("*.json")):
-            topics.extend(source_class(folder.name).from_settings(settings).parse_body(path.read_bytes(), url=None))
-    return topics
+    lists, _ = parse_lists(day, DAYS.parent, settings)
+    return [t for ts in lists.values() for t in ts]
 
 
 def titles_only(topics: list[Topic]) -> list[Topic]:

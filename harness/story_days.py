@@ -79,15 +79,21 @@ def source_folders(day_dir: Path) -> list[str]:
     return names
 
 
-def parse_lists(day: str, shared: Path) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
-    settings = Settings()
+def held(lists: dict[str, list[Topic]]) -> list[Topic]:
+    """Every topic of a day's lists once (an item two lists carry keeps its first), as the service holds them."""
+    return list({t.id: t for ts in lists.values() for t in ts}.values())
+
+
+def parse_lists(day: str, shared: Path,
+                settings: Settings | None = None) -> tuple[dict[str, list[Topic]], dict[tuple[str, str], Topic]]:
+    settings = settings or Settings()
     lists: dict[str, list[Topic]] = {}
     parsed: dict[tuple[str, str], Topic] = {}
     day_dir = shared / "days" / day
     for name in source_folders(day_dir):
         folder = day_dir / name
         topics = source_class(name).from_settings(settings).parse_body(recording(folder).read_bytes(), url=None)
-        lists[folder.name] = topics
+        lists[name] = topics
         for t in topics:
             parsed.setdefault((t.source, t.item_id), t)
             parsed.setdefault((t.source, "title:" + _norm(t.title)), t)
@@ -98,7 +104,7 @@ def load_festival(shared: Path = SHARED, night: str = FESTIVAL) -> Day:
     """A Gala night's lists whole, labelled by the festival dev set's meme groups."""
     dev = json.loads((shared / "devsets" / f"festival-{night}.json").read_text(encoding="utf-8"))
     lists, parsed = parse_lists(night, shared)
-    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+    topics = held(lists)
     stories, items, missing = [], [], []
     for group in dev["trends"]:
         members = []
@@ -157,7 +163,7 @@ def night_ranker(day: str, data: Path, shared: Path = SHARED) -> tuple[Ranker, S
     from agent.ranking import Ranker, build_embedder
 
     lists, _ = parse_lists(day, shared)
-    topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+    topics = held(lists)
     embedder = build_embedder(Settings(data_dir=data / "data"))
     ranker = Ranker(embedder)
     ranker.index(topics, vectors=passage_vectors(embedder, topics, data))

@@ -32,7 +32,7 @@ from agent.ranking import Ranker, RankQuery, build_embedder, profile_for
 from agent.ranking.bridges import BRIDGES, Bridge
 from agent.settings import Settings
 from harness.paths import SHARED
-from harness.story_days import parse_lists, passage_vectors
+from harness.story_days import held, parse_lists, passage_vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def load(embedder, cache: Path) -> list[DayRun]:
     runs = []
     for day in sorted({ln["day"] for ln in data["lines"]}):
         lists, _ = parse_lists(day, SHARED)
-        topics = list({t.id: t for ts in lists.values() for t in ts}.values())
+        topics = held(lists)
         ranker = Ranker(embedder)
         ranker.index(topics, vectors=passage_vectors(embedder, topics, cache))
         small = [s["text"] for s in data["small_talk"] if s["day"] == day] + chit_en
