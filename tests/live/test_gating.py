@@ -178,24 +178,24 @@ def test_a_line_that_goes_on_about_the_caption_on_screen_puts_nothing_else_up():
     the same meme, a word in passing) neither replaces the caption nor waits for it, however long it is up."""
     g = SessionGate()
     say_and_decide(g, [Candidate(topic_id="a1", score=0.5, key="story-a")], 0)
-    on_it = [Candidate(topic_id="a2", score=0.62, key="story-a"), Candidate(topic_id="b1", score=0.48, key="story-b")]
+    on_it = [Candidate(topic_id="a2", score=0.62, key="story-a"), Candidate(topic_id="b1", score=0.38, key="story-b")]
     d = say_and_decide(g, on_it, 3)
     assert d.reason == "display_locked" and d.topic_id == "a2" and "goes on about a1" in d.detail
     assert g.held_back is None and g.due() is None  # story-b does not wait for the display
-    d = say_and_decide(g, on_it, 8)  # read long since, and story-b would be the stronger: still the caption's
+    d = say_and_decide(g, on_it, 8)  # read long since, and story-b would go up once it yields: still the caption's
     assert not d.show and g.held_back is None
     # the line's own first match is another story: it is held back as before, and goes up when due
-    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.48, key="story-b")], 9)
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.38, key="story-b")], 9)
     assert d.reason == "display_locked" and g.due() == 10  # when the caption's time on screen ends
     assert g.decide([], 10, release=True).topic_id == "b1"
 
 
-def test_a_new_story_as_strong_replaces_by_default_and_a_weaker_one_waits():
-    g = SessionGate()  # the shipped policy: a story at least as strong as the caption, once it is read
+def test_a_new_story_nearly_as_strong_replaces_by_default_and_a_weaker_one_waits():
+    g = SessionGate()  # the shipped policy: a story within 0.1 of the caption's score, once it is read
     say_and_decide(g, [Candidate(topic_id="a1", score=0.6, key="story-a")], 0)
-    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.6, key="story-b")], 6)
+    d = say_and_decide(g, [Candidate(topic_id="b1", score=0.52, key="story-b")], 6)
     assert d.reason == "replaced" and d.replaced == "story-a" and d.replaced_topic == "a1"
-    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.55, key="story-c")], 12.5)
+    held = say_and_decide(g, [Candidate(topic_id="c1", score=0.4, key="story-c")], 12.5)
     assert held.reason == "display_locked"  # weaker: the caption keeps its time on screen ...
     assert g.due() == 16  # ... and the weaker story goes up when it ends
 

@@ -39,9 +39,12 @@ pytestmark = pytest.mark.slow
 #: 5 -> 6, the gist 20 -> 21; 2024-02-09's figures are unchanged.
 #: 2026-02-16 moved with what the table points at as its own no lexical evidence (`ranking/deixis.py`: "这锅炖肉
 #: 上面的浮沫"): small talk 1 -> 0.
+#: Both nights moved with a new story replacing the caption once read when within 0.1 of its score
+#: (`GatePolicy.replace_margin` -0.1, chosen over every replay: scripts/eval/festival_replays.py): on 2024-02-09 the
+#: Messi refund goes up, hits 17 -> 18, Chinese 13 -> 14, the gist 13 -> 14, repeats 1 -> 0; 2026-02-16 unchanged.
 FLOORS = {
-    "2024-02-09": {"trend_lines": 20, "hits": 17, "zh_hits": 13, "en_hits": 4, "gist": 13, "small": 0,
-                   "greetings": 1, "repeats": 1, "flicker": 0},
+    "2024-02-09": {"trend_lines": 20, "hits": 18, "zh_hits": 14, "en_hits": 4, "gist": 14, "small": 0,
+                   "greetings": 1, "repeats": 0, "flicker": 0},
     "2026-02-16": {"trend_lines": 25, "hits": 24, "zh_hits": 18, "en_hits": 6, "gist": 21, "small": 0,
                    "greetings": 0, "repeats": 0, "flicker": 0},
 }
@@ -121,12 +124,13 @@ def _replay(day: str, **changes: object) -> dict:
 #: headline naming the person on screen kept as its caption's story, small talk 1 -> 0. Weibo and Douyin, and
 #: Douyin alone (titles only, so no gist), held since a two-character name said is a short title's whole match.
 #: Wrong captions on Douyin alone 5 -> 3: a headline met only on words said under the caption, and one met on
-#: the edge of a name said, no longer replace the caption.
+#: the edge of a name said, no longer replace the caption. With `replace_margin` -0.1: Weibo and Douyin hits 18 -> 19,
+#: the gist 7 -> 8; Douyin alone hits 13 -> 14.
 THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 18, "gist": 12, "small": 0, "greetings": 1,
                                          "wrong": 0},
-        ("2024-02-09", "weibo,douyin"): {"trend_lines": 20, "hits": 18, "gist": 7, "small": 0, "greetings": 0,
+        ("2024-02-09", "weibo,douyin"): {"trend_lines": 20, "hits": 19, "gist": 8, "small": 0, "greetings": 0,
                                          "wrong": 0},
-        ("2026-02-16", "douyin"): {"trend_lines": 19, "hits": 13, "gist": 0, "small": 0, "greetings": 0, "wrong": 3}}
+        ("2026-02-16", "douyin"): {"trend_lines": 19, "hits": 14, "gist": 0, "small": 0, "greetings": 0, "wrong": 3}}
 
 
 @pytest.mark.parametrize(("day", "lists"), sorted(THIN))
