@@ -84,6 +84,14 @@ def night_paths(day: str) -> tuple[Path, Path]:
     return SHARED / "devsets" / f"festival-{day}.json", SHARED / "days" / day
 
 
+def night_args(day: str, **changes: Any) -> argparse.Namespace:
+    """One night of ../shared as `evaluate` reads it, at the judged pace on the default display, with `changes`
+    to its arguments (`gap`, `lists`, `asr`, `gate`, ...)."""
+    devset, day_dir = night_paths(day)
+    return argparse.Namespace(**{"gap": GAP_S, "profile": "even-g1", "embedder": None, "devset": devset,
+                                 "day_dir": day_dir, "gate": [], "dinners": False, **changes})
+
+
 def night_sources(day_dir: Path, lists: Sequence[str] | None = None) -> list[str]:
     """The sources the night holds a list of (2026-02-16: Baidu and Douyin only; any registered source's
     folder counts), or of them those in `lists` (`--lists`: the night as a service that follows only those

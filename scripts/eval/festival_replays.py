@@ -106,10 +106,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run(replays: list[Replay], base: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     for replay in replays:
-        devset, day_dir = festival.night_paths(replay.night)
-        args = argparse.Namespace(**{"gap": festival.GAP_S, "profile": base.profile, "embedder": base.embedder,
-                                     "devset": devset, "day_dir": day_dir, "gate": base.gate, "dinners": False,
-                                     "lists": None, "asr": False, "homophones": 0.0, **replay.args})
+        args = festival.night_args(replay.night, profile=base.profile, embedder=base.embedder, gate=base.gate,
+                                   **replay.args)
         rows.append(row(replay, festival.evaluate(args)["total"]["all"]))
         print(f"  {replay.night} {replay.name}: {rows[-1]['hits']}/{rows[-1]['trend_lines']}", file=sys.stderr)
     return rows

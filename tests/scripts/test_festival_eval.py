@@ -55,9 +55,7 @@ def night(request: pytest.FixtureRequest) -> tuple[dict, dict]:
     devset, day_dir = festival.night_paths(request.param)
     if not devset.is_file() or not day_dir.is_dir():
         unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
-    args = argparse.Namespace(gap=festival.GAP_S, profile="even-g1", embedder=None, devset=devset,
-                              day_dir=day_dir, gate=[], dinners=False)
-    return festival.evaluate(args), FLOORS[request.param]
+    return festival.evaluate(festival.night_args(request.param)), FLOORS[request.param]
 
 
 def test_every_festival_night_in_shared_has_floors() -> None:
@@ -111,9 +109,7 @@ def _replay(day: str, **changes: object) -> dict:
     devset, day_dir = festival.night_paths(day)
     if not devset.is_file() or not day_dir.is_dir():
         unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
-    return festival.evaluate(argparse.Namespace(**{"gap": festival.GAP_S, "profile": "even-g1", "embedder": None,
-                                                   "devset": devset, "day_dir": day_dir, "gate": [],
-                                                   "dinners": False, **changes}))
+    return festival.evaluate(festival.night_args(day, **changes))
 
 
 #: A night replayed on two of its lists (`--lists`): Zhihu and Douyin carry titles and a few excerpts, the
@@ -179,9 +175,7 @@ def _fixture_night(name: str, day: str, gap: float) -> dict:
     _, day_dir = festival.night_paths(day)
     if not day_dir.is_dir():
         unavailable(f"the festival night's lists are not in ../shared ({day_dir})")
-    args = argparse.Namespace(gap=gap, profile="even-g1", embedder=None, devset=devset, day_dir=day_dir,
-                              gate=[], dinners=False)
-    return festival.evaluate(args)
+    return festival.evaluate(festival.night_args(day, devset=devset, gap=gap))
 
 
 @pytest.mark.parametrize(("day", "most"), [("2024-02-09", 2), ("2026-02-16", 0)])
@@ -225,12 +219,10 @@ def test_talking_points_nobody_labelled_are_captioned_by_name() -> None:
 def test_real_small_talk_stays_quiet_on_a_festival_nights_lists(day: str, most: dict[str, int]) -> None:
     """`../shared/devsets/chitchat.json` (real: 400 lines per language) said on the night's lists, 12 s apart:
     at most what the eval printed when this was set (`festival.py --chitchat --gap 12`)."""
-    devset, day_dir = festival.night_paths(day)
+    _, day_dir = festival.night_paths(day)
     if not day_dir.is_dir():
         unavailable(f"the festival night's lists are not in ../shared ({day_dir})")
-    args = argparse.Namespace(gap=12.0, profile="even-g1", embedder=None, devset=devset, day_dir=day_dir,
-                              gate=[], dinners=False, chitchat=True)
-    by_lang = festival.evaluate(args)["total"]["by_lang"]
+    by_lang = festival.evaluate(festival.night_args(day, gap=12.0, chitchat=True))["total"]["by_lang"]
     for lang, ceiling in most.items():
         assert by_lang[lang]["small_lines"] == 400 and by_lang[lang]["small_captioned"] <= ceiling, lang
 

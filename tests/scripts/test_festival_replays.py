@@ -98,8 +98,7 @@ def test_a_replay_is_the_festival_eval_with_its_arguments() -> None:
         unavailable(f"the festival night is not in ../shared ({devset}, {day_dir})")
     base = argparse.Namespace(profile="even-g1", embedder=None, gate=[])
     judged, alone = replays.run(replays.plan(night, day_dir, ["3 s", "douyin alone"]), base)
-    direct = replays.festival.evaluate(argparse.Namespace(gap=replays.festival.GAP_S, profile="even-g1", embedder=None,
-                                                          devset=devset, day_dir=day_dir, gate=[], dinners=False))
+    direct = replays.festival.evaluate(replays.festival.night_args(night))
     assert judged == replays.row(replays.Replay(night, "3 s"), direct["total"]["all"])
     # Douyin alone holds 19 of the night's 25 trend lines' memes (tests/scripts/test_festival_eval.py, THIN)
     assert alone["replay"] == "douyin alone" and alone["trend_lines"] == 19
