@@ -159,6 +159,27 @@ def body_lines(caption: dict[str, Any]) -> list[str]:
     return lines[i + 1:]  # the line after the title is the meta line (platforms, ranks, heat)
 
 
+def told_by(caption: dict[str, Any], listed: dict[str, str | None]) -> list[str | None]:
+    """For each line beyond the title and meta line that is another list entry's title (whole, or cut
+    to the display's width with "…"), the trend that entry is labelled under (None: no labelled meme)."""
+    out: list[str | None] = []
+    for line in body_lines(caption):
+        text = norm(line.rstrip("…"))
+        cut = line.rstrip() != line.rstrip().rstrip("…")
+        for title, trend in listed.items():
+            if text and (title == text or (cut and title.startswith(text))):
+                out.append(trend)
+                break
+    return out
+
+
+def off_gist(caption: dict[str, Any], trend: str) -> bool:
+    """The caption's last lines name another entry that is not about the meme: the items of a trend are
+    every entry of the night about it (the set's README), so any other title tells the wearer of
+    something else (a place the meme shares, the show's running order)."""
+    return any(about != trend for about in caption.get("told_by", ()))
+
+
 def carries_gist(caption: dict[str, Any], gist: str) -> bool:
     wanted = terms(gist) - terms(caption["title"])
     return len(terms(" ".join(body_lines(caption))) & wanted) >= GIST_TERMS
@@ -263,6 +284,9 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
         stored = runtime.index.stored
         trend_of = {(item["source"], norm(item["title"])): trend["id"]
                     for trend in devset["trends"] for item in trend["items"]}
+        # every title the lists hold, with the trend it is labelled under (None: about no labelled meme)
+        listed = {norm(row.topic.title): trend_of.get((row.topic.source, norm(row.topic.title)))
+                  for row in stored.values()}
         out = []
         for conv in devset["conversations"]:
             session, _ = runtime.sessions.create(args.profile)
@@ -293,6 +317,7 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                     if row is not None:
                         about = trend_of.get((row.topic.source, norm(row.topic.title)))
                         caption["source"], caption["title"] = row.topic.source, row.topic.title
+                        caption["told_by"] = told_by(caption, listed)
                 heard.append(Heard(line, decision, caption, about, by_clock))
             out.append(heard)
         return out, len(stored)
@@ -307,7 +332,7 @@ def score(conv: dict[str, Any], heard: list[Heard], listed: set[str] | None = No
     served (`--lists`); a trend line about another is no trend line that night (`unlisted`), and a
     caption on it is a wrong one."""
     r: dict[str, Any] = {"id": conv["id"], "lang": conv["lang"], "trend_lines": 0, "hits": 0, "gist": 0,
-                         "unlisted": 0,
+                         "gist_off": 0, "unlisted": 0,
                          "repeats": 0, "small_lines": 0, "small_captioned": 0, "greetings": 0,
                          "greetings_captioned": 0, "wrong": 0, "replaced": 0, "replaced_hit": 0, "by_clock": 0,
                          "misses": [],
@@ -339,6 +364,7 @@ def score(conv: dict[str, Any], heard: list[Heard], listed: set[str] | None = No
             cap = heard[hit_line[i]].caption
             assert cap is not None
             r["gist"] += carries_gist(cap, h.line["gist"]) if h.line.get("gist") else 0  # a set may label none
+            r["gist_off"] += off_gist(cap, h.line["trend"])
         else:
             nxt = heard[i + 1] if i + 1 < len(heard) else None
             r["misses"].append({"text": h.line["text"], "trend": h.line["trend"], "why": why(h),
@@ -369,8 +395,8 @@ def score(conv: dict[str, Any], heard: list[Heard], listed: set[str] | None = No
     return r
 
 
-FIGURES = ("trend_lines", "unlisted", "hits", "gist", "repeats", "small_lines", "small_captioned", "greetings",
-           "greetings_captioned", "wrong", "replaced", "replaced_hit", "by_clock")
+FIGURES = ("trend_lines", "unlisted", "hits", "gist", "gist_off", "repeats", "small_lines", "small_captioned",
+           "greetings", "greetings_captioned", "wrong", "replaced", "replaced_hit", "by_clock")
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -452,13 +478,13 @@ def print_tables(result: dict[str, Any]) -> None:
     print(f"festival {result['day']} ({', '.join(result['lists'])}): {result['topics']} topics indexed, "
           f"lines {result['gap_s']:g} s apart, one session per conversation, profile {result['profile']}"
           + (f"; {unlisted} trend lines about no item of these lists left out" if unlisted else "") + "\n")
-    print("| conversation | lang | trend hits | of them by the clock | gist on hits | repeats on cont "
-          "| small talk captioned | greetings captioned | other wrong captions | replacements (of them hits) |\n"
-          "|---|---|---|---|---|---|---|---|---|---|")
+    print("| conversation | lang | trend hits | of them by the clock | gist on hits | another entry's title as gist "
+          "| repeats on cont | small talk captioned | greetings captioned | other wrong captions "
+          "| replacements (of them hits) |\n|---|---|---|---|---|---|---|---|---|---|---|")
 
     def row(name: str, lang: str, r: dict[str, Any]) -> None:
         print(f"| {name} | {lang} | {r['hits']}/{r['trend_lines']} | {r['by_clock']} | {r['gist']}/{r['hits']} "
-              f"| {r['repeats']} "
+              f"| {r['gist_off']} | {r['repeats']} "
               f"| {r['small_captioned']}/{r['small_lines']} | {r['greetings_captioned']}/{r['greetings']} "
               f"| {r['wrong']} | {r['replaced']} ({r['replaced_hit']}) |")
 

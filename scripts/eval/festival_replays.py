@@ -65,7 +65,7 @@ REPLAYS: dict[str, dict[str, Any]] = {
     "homophones 0.2": {"homophones": 0.2},
 }
 #: What each replay's row says, from festival.py's totals (flicker and the objective are worked out from them).
-COUNTS = ("trend_lines", "hits", "small_captioned", "greetings_captioned", "wrong", "gist")
+COUNTS = ("trend_lines", "hits", "small_captioned", "greetings_captioned", "wrong", "gist", "gist_off")
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,16 @@ def run(replays: list[Replay], base: argparse.Namespace) -> list[dict[str, Any]]
 
 
 def print_rows(rows: list[dict[str, Any]], total: dict[str, Any]) -> None:
-    print("| night | replay | trend lines captioned | small talk | greetings | flicker | wrong | gist | objective |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| night | replay | trend lines captioned | small talk | greetings | flicker | wrong | gist | gist off "
+          "| objective |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['night']} | {r['replay']} | {r['hits']}/{r['trend_lines']} | {r['small_captioned']} "
-              f"| {r['greetings_captioned']} | {r['flicker']} | {r['wrong']} | {r['gist']} | {r['objective']} |")
+              f"| {r['greetings_captioned']} | {r['flicker']} | {r['wrong']} | {r['gist']} | {r['gist_off']} "
+              f"| {r['objective']} |")
     print(f"| **all {total['replays']}** | | {total['hits']}/{total['trend_lines']} | {total['small_captioned']} "
           f"| {total['greetings_captioned']} | {total['flicker']} | {total['wrong']} | {total['gist']} "
-          f"| **{total['objective']}** |")
+          f"| {total['gist_off']} | **{total['objective']}** |")
     if total["worst"] is not None:
         w = total["worst"]
         print(f"\nworst replay: {w['night']} {w['replay']}, {w['hits']}/{w['trend_lines']}, "
@@ -131,18 +133,19 @@ def print_rows(rows: list[dict[str, Any]], total: dict[str, Any]) -> None:
 def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """What moved between two `--json` outputs: one line per replay that changed, then the sums."""
     old = {(r["night"], r["replay"]): r for r in before["rows"]}
-    keys = ("hits", "small_captioned", "greetings_captioned", "flicker", "wrong", "gist")
+    keys = ("hits", "small_captioned", "greetings_captioned", "flicker", "wrong", "gist", "gist_off")
     lines = []
     for r in after["rows"]:
         o = old.get((r["night"], r["replay"]))
         if o is None:
             lines.append(f"{r['night']} {r['replay']}: not in the first run")
             continue
-        moved = [f"{k} {o[k]} -> {r[k]}" for k in keys if o[k] != r[k]]
+        # a figure a run from before it was counted lacks reads as 0
+        moved = [f"{k} {o.get(k, 0)} -> {r.get(k, 0)}" for k in keys if o.get(k, 0) != r.get(k, 0)]
         if moved:
             lines.append(f"{r['night']} {r['replay']}: " + ", ".join(moved))
     a, b = before["total"], after["total"]
-    lines.append("all: " + ", ".join(f"{k} {a[k]} -> {b[k]}" for k in (*keys, "objective")))
+    lines.append("all: " + ", ".join(f"{k} {a.get(k, 0)} -> {b.get(k, 0)}" for k in (*keys, "objective")))
     return lines
 
 
