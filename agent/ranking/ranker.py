@@ -34,6 +34,7 @@ from .bridges import (
     BRIDGE_BAR,
     BRIDGES,
     NAME_BIGRAMS,
+    NAME_REF_N,
     WEIGHTS,
     Bridge,
     bridge_terms,
@@ -373,7 +374,8 @@ class Ranker:
         carried: dict[str, Bridge] = {}
         named: set[str] = set()
         lexical = snapshot.lexical
-        once = math.log(1.0 + (lexical.n - 0.5) / 1.5) if lexical.n else 0.0  # the IDF of a term held once
+        # the IDF of a term held once, at no fewer titles than the bridge bar was chosen among (`NAME_REF_N`)
+        once = math.log(1.0 + (max(lexical.n, NAME_REF_N) - 0.5) / 1.5) if lexical.n else 0.0
         for bridge, grams, places in made:
             weight = WEIGHTS[bridge] * (NAME_BIGRAMS / places if places else 1.0)
             for term in grams:

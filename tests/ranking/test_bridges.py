@@ -8,7 +8,7 @@ import numpy as np
 
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
-from agent.ranking.bridges import bridge_terms
+from agent.ranking.bridges import NAME_REF_N, bridge_terms
 from agent.ranking.embedders import Role
 from agent.ranking.pinyin_names import PinyinNames, syllables
 from agent.ranking.ranker import agreeing_rows
@@ -183,6 +183,24 @@ async def test_a_person_told_of_by_many_items_is_named_as_strongly_as_one_told_o
         assert found and found[0].topic.item_id.startswith(who), line
         evidence[who] = found[0].components["lexical"]
     assert evidence["wf"] >= 0.95 * evidence["lj"], evidence
+
+
+async def test_a_name_said_reaches_its_headline_on_one_short_list_as_on_a_days_lists() -> None:
+    """Synthetic lists: 撒贝宁's title among 40 others (one platform's list of a night) and among as many as the
+    bridge bar was chosen on (`NAME_REF_N`). BM25 weighs a term held once by log N, so on the short list the bridged
+    name fell under the bar the full lists set; a name is no less specific on a shorter list, so it brings the
+    title what it brings there."""
+    firsts, seconds = "山水云雨花鸟鱼虫松竹梅兰琴棋书画诗酒茶灯" * 10, "金木火土日月星辰江河湖海风霜雪露春夏秋冬" * 10
+    others = [("weibo", f"o{n}", f"{a}{b}{c}{d}新闻") for n, (a, b, c, d) in
+              enumerate(zip(firsts, seconds, "东南西北上下左右前后" * 20, "甲乙丙丁戊己庚辛壬癸" * 20, strict=True))]
+    named = ("douyin", "sb", "撒贝宁现挂满分全场爆笑")
+    evidence = []
+    for held in (40, NAME_REF_N - 1):
+        ranker = Ranker(None, [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in [named, *others[:held]]])
+        found = await ranker.rank(relevance_query("Was that Sa Beining?", top_k=1, gate=True))
+        assert found and found[0].topic.item_id == "sb", held
+        evidence.append(found[0].components["lexical"])
+    assert evidence[0] >= 0.999 * evidence[1], evidence
 
 
 # Synthetic headlines of a night's short lists: robots in several, kung fu in several, one holds both.
