@@ -22,7 +22,9 @@ Scored as the set's README says:
 * small line: any caption is a false one, but the late caption of the trend line just before it;
 * greeting: any caption is counted apart (a festival greeting tells the wearer nothing);
 * gist: a hit carries the gist when the caption's lines beyond the title and its meta line share
-  at least `GIST_TERMS` of the gist's terms that the matched title does not hold.
+  at least `GIST_TERMS` of the gist's terms that the matched title does not hold;
+* gist off: a hit whose caption ends on the title of another list entry that is not one of the meme's
+  items (the set's README: the items are every entry about the meme), so it tells of something else.
 
 A replacement that puts up a hit is the display yielding; any other replacement is flicker.
 `--dinners` also says the demo's two synthetic dinners (agent/synthetic/conversations) on the

@@ -73,6 +73,35 @@ def test_two_runs_compared_say_what_moved_and_nothing_else(tmp_path: Path,
     assert out[-1].startswith("all: hits 32 -> 33, small_captioned 0 -> 1") and out[-1].endswith("objective 32 -> 32")
 
 
+def test_a_run_from_before_a_figure_was_counted_reads_it_as_zero(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    old = json.loads(_run(tmp_path, "old.json", 17, 0).read_text(encoding="utf-8"))
+    for r in [*old["rows"], old["total"]]:
+        r.pop("gist_off")  # a run written before the off-gist lines were counted
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    new = _run(tmp_path, "new.json", 17, 0)
+    data = json.loads(new.read_text(encoding="utf-8"))
+    data["rows"][0]["gist_off"] = 2
+    data["total"]["gist_off"] = 2
+    new.write_text(json.dumps(data), encoding="utf-8")
+    assert replays.main(["--compare", str(tmp_path / "old.json"), str(new)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "n 3 s: gist_off 0 -> 2" and "gist_off 0 -> 2" in out[-1]
+
+
+def test_a_caption_ending_on_another_entrys_title_is_counted_off_its_meme() -> None:
+    """Synthetic titles. A caption's last lines that are another list entry's title (whole, or cut with "…" to the
+    display's width) name what that entry is labelled under; one labelled under no meme, or another, is off."""
+    festival = replays.festival
+    listed = {"某队友谊赛取消": "match", "某城人的年夜饭菜单": None, "主办方称友谊赛取消因条件不成熟": "match"}
+    off = {"title": "某队友谊赛取消", "lines": ["某队友谊赛取消", "新 抖音#32 · 微博", "某城人的年夜饭菜单"]}
+    on = {"title": "某队友谊赛取消", "lines": ["某队友谊赛取消", "新 抖音#32", "主办方称友谊赛取消因…"]}
+    said = {"title": "某队友谊赛取消", "lines": ["某队友谊赛取消", "新 抖音#32", "体育局称举办条件不成熟。"]}
+    assert festival.told_by(off, listed) == [None] and festival.off_gist({**off, "told_by": [None]}, "match")
+    assert festival.told_by(on, listed) == ["match"] and not festival.off_gist({**on, "told_by": ["match"]}, "match")
+    assert festival.told_by(said, listed) == []  # a summary's sentence is the item's own text, no entry's title
+
+
 def test_a_file_that_is_not_a_run_is_one_line_not_a_traceback(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
