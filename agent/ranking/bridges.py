@@ -45,8 +45,8 @@ WEIGHTS: Mapping[Bridge, float] = {"cedict-name": 1.0, "pinyin": 1.0, "cedict-wo
 BRIDGE_BAR = 0.2
 # The fewest titles of a day that bar was chosen on (2025-04-15's lists, 144). A person's name weighs the IDF of
 # a term held once, which grows with the index (BM25's log N): on one list of a night (55 Douyin titles) "Nigmat"
-# bridged to 尼格买提 whole reached 0.18 against the title holding it, under the bar it cleared at 144 titles and
-# more. On an index smaller than this a name weighs what it weighs here: a name is no less specific for a
+# bridged to 尼格买提 whole reached 0.18 against the title holding it, under the bar it clears beside a second
+# list. On an index smaller than this a name weighs what it weighs here: a name is no less specific for a
 # shorter list (`Ranker._bridged`).
 NAME_REF_N = 144
 # A person's name bridged counts as much whatever its length: the lexical channel reads bigrams, so
