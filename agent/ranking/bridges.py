@@ -43,11 +43,10 @@ WEIGHTS: Mapping[Bridge, float] = {"cedict-name": 1.0, "pinyin": 1.0, "cedict-wo
 # The lexical evidence (on the Chinese scale) a topic needs from bridged terms alone to pass the gate,
 # chosen by `scripts/eval/crosslingual.py` on the dev set's days, each day left out in turn.
 BRIDGE_BAR = 0.2
-# The fewest titles of a day that bar was chosen on (2025-04-15's lists, 144). A person's name weighs the IDF of
-# a term held once, which grows with the index (BM25's log N): on one list of a night (55 Douyin titles) "Nigmat"
-# bridged to 尼格买提 whole reached 0.18 against the title holding it, under the bar it clears beside a second
-# list. On an index smaller than this a name weighs what it weighs here: a name is no less specific for a
-# shorter list (`Ranker._bridged`).
+# The fewest titles of a day that bar was chosen on (144). A person's name weighs the IDF of a term held once,
+# which grows with the index (BM25's log N): on one platform's list of a night (about 50 titles) a name said in
+# English and bridged whole fell under the bar it clears beside a second list. On an index smaller than this a
+# name weighs what it weighs here: a name is no less specific for a shorter list (`Ranker._bridged`).
 NAME_REF_N = 144
 # A person's name bridged counts as much whatever its length: the lexical channel reads bigrams, so
 # 李健 and 王菲 (one bigram each) gave half the evidence of 撒贝宁 (two) and a four-character name half
