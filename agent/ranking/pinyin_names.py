@@ -30,6 +30,7 @@ from .pacing import paced
 __all__ = ["MISHEARD_CHARS", "PinyinNames", "skeleton", "syllables"]
 
 _NAME_WORD = re.compile(r"[A-Za-z]+")
+_SENTENCE_END = re.compile(r"(?:^|[.!?])[\s\"'(]*$")  # what comes before a sentence's first word
 MAX_SYLLABLE = 6  # zhuang, shuang
 _VOWELS = re.compile(r"[aeiouvyw]")
 # A name spelt in another romanisation (Uyghur, a star's English name: "Nigmat" for 尼格买提, "Dilraba" for
@@ -231,9 +232,20 @@ class PinyinNames:
         """The runs of the index's characters that a capitalised word of an English line, neither English nor
         pinyin, sounds like (`sounded`): a name in another romanisation ("Nigmat", "Dilraba"). `caseless`: every
         such word, capital or not (a recogniser that writes none)."""
-        return [run for word in _NAME_WORD.findall(line)
-                if (caseless or word[:1].isupper()) and word.lower() not in english and syllables(word.lower()) is None
-                for run in self.sounded(word)]
+        return [run for run, _ in self.spelt_where(line, english, caseless=caseless)]
+
+    def spelt_where(self, line: str, english: AbstractSet[str] = frozenset(), *,
+                    caseless: bool = False) -> list[tuple[str, bool]]:
+        """`spelt`, each run with whether its word's capital says a name: one inside a sentence, where English
+        writes a capital for nothing else ("Hanging stockings…" opens one, and 侯永永 sounds h-ng-ng too)."""
+        out = []
+        for found in _NAME_WORD.finditer(line):
+            word = found.group()
+            if not (caseless or word[:1].isupper()) or word.lower() in english or syllables(word.lower()) is not None:
+                continue
+            inside = word[:1].isupper() and _SENTENCE_END.search(line[:found.start()]) is None
+            out.extend((run, inside) for run in self.sounded(word))
+        return out
 
     def misheard(self, text: str, held: Container[str], people: Callable[[str], Iterable[str]],
                  words: Container[str] = frozenset()) -> str:

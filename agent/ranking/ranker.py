@@ -365,8 +365,13 @@ class Ranker:
                     made.append(("pinyin", [gram], 1))
                     landings.append([((gram,), 1)])
             caseless = not any(c.isupper() for c in line)
-            for run in self.pinyin.spelt(line, english, caseless=caseless):
-                if _stands_in_a_headline(run, snapshot) and (not caseless or _names_a_person(run, snapshot)):
+            for run, inside in self.pinyin.spelt_where(line, english, caseless=caseless):
+                # a run stands for a name where a headline opens with it; a word capitalised inside a sentence also
+                # where the tagger reads a person starting ("春晚魔术中尼格买提穿帮": a question names its subject
+                # after other words); one written without capitals, where every word is asked about, needs both
+                stands = _stands_in_a_headline(run, snapshot)
+                if (stands and _names_a_person(run, snapshot)) if caseless else (
+                        stands or (inside and _opens_a_person(run, snapshot))):
                     grams = [a + b for a, b in zip(run, run[1:], strict=False)]
                     made.append(("pinyin", grams, len(grams)))
                     landings.append([(tuple(grams), len(grams))])
@@ -450,6 +455,13 @@ def _holding(run: str, snapshot: IndexSnapshot, most: int | None = None) -> list
 def _names_a_person(run: str, snapshot: IndexSnapshot) -> bool:
     """Whether a headline holding `run` names a person there (the tagger's PER, inside `run` or around it)."""
     return any(run in person or person in run
+               for title in _holding(run, snapshot, PERSON_TITLES) for person in people_in(title))
+
+
+def _opens_a_person(run: str, snapshot: IndexSnapshot) -> bool:
+    """Whether a headline holding `run` names a person starting where it does (the tagger's PER opening `run`,
+    or `run` opening it): "Beslan" sounds like 败萨林 of "击败萨林", which holds a person (萨林) but is none."""
+    return any(run.startswith(person) or person.startswith(run)
                for title in _holding(run, snapshot, PERSON_TITLES) for person in people_in(title))
 
 

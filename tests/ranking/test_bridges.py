@@ -115,6 +115,21 @@ async def test_an_english_line_naming_someone_in_another_romanisation_gets_the_h
     assert await ranker.rank(relevance_query("Michael is coming over tonight", top_k=1, gate=True)) == []
 
 
+async def test_a_name_in_another_romanisation_reaches_a_question_that_names_them_after_other_words() -> None:
+    """Synthetic headlines: a question names its subject after other words ("如何看待晚会中迪丽热巴…"), where
+    the tagger reads a person; "Dilraba" reaches it though no headline opens with her name. "Michael" still
+    reaches nothing: 么处理 runs across two words of "这件事该怎么处理", and the tagger reads no person there. Nor
+    does a sentence's first word, whose capital says no name: "Hanging" sounds h-ng-ng, as 侯永永 does."""
+    entries = ENTRIES + [("zhihu", "f", "如何看待晚会中迪丽热巴的古装造型？你觉得好看吗？"),
+                         ("baidu", "g", "这件事该怎么处理"),
+                         ("zhihu", "h", "国足名单出炉，归化球员侯永永入选，如何看待？")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    found = await ranker.rank(relevance_query("Did you see Dilraba at the gala tonight?", top_k=1, gate=True))
+    assert found and found[0].topic.item_id == "f" and found[0].bridge == "pinyin"
+    assert await ranker.rank(relevance_query("Michael is coming over tonight", top_k=1, gate=True)) == []
+    assert "侯永" not in ranker._bridged("Hanging lanterns by the door tonight.", ranker.snapshot).terms
+
+
 async def test_a_two_character_name_said_alone_reaches_the_headline_that_names_it() -> None:
     """Synthetic headlines: "Qiqi", a panda's name of two syllables said alone, reaches the one that starts with
     琪琪. "Huahua" reads as 花花 too, but in "满屏花花绿绿的弹幕" those characters are inside a word, where no name
