@@ -238,7 +238,7 @@ class PinyinNames:
                     caseless: bool = False) -> list[tuple[str, bool]]:
         """`spelt`, each run with whether its word's capital says a name: one inside a sentence, where English
         writes a capital for nothing else ("Hanging stockings…" opens one, and 侯永永 sounds h-ng-ng too)."""
-        out = []
+        out: list[tuple[str, bool]] = []
         for found in _NAME_WORD.finditer(line):
             word = found.group()
             if not (caseless or word[:1].isupper()) or word.lower() in english or syllables(word.lower()) is not None:
