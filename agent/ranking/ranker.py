@@ -19,6 +19,7 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -269,7 +270,7 @@ class Ranker:
         latest = q.latest
         line = latest or parts[-1][0]
         bridged = self._bridged(line, snapshot, people)
-        agreeing = agreeing_rows(snapshot, bridged.landings)
+        agreeing = agreeing_rows(snapshot, bridged.landings, bridged.persons)
         alone = first = None
         if latest and q.latest_top_k and len(parts) > 1:
             own = [(latest, 1.0)]
@@ -332,12 +333,13 @@ class Ranker:
         """What an English line names in Chinese (`Bridged`); for a Chinese line, only the people it names
         (`people`, when they were read already)."""
         if zh_or_en(line) != "en":  # a Chinese line's own words are its terms; only its people's names count whole
-            return Bridged({}, {}, [], people_named(line) if people is None else people)
+            return Bridged({}, {}, [], people_named(line) if people is None else people, frozenset())
         if not self.bridges:
-            return Bridged({}, {}, [], frozenset())
+            return Bridged({}, {}, [], frozenset(), frozenset())
         # (bridge, a word's bigrams, its bigram places when it names a person, else 0) per word bridged
         made: list[tuple[Bridge, list[str], int]] = []
         landings: Landings = []
+        who: set[int] = set()  # the landings that are a person's name
         persons = dictionary().people
         said = bridge_terms(line, self.bridges)
         for bridge, text in said.text.items():
@@ -350,12 +352,15 @@ class Ranker:
             readings = [(tuple(grams), len(grams)) for w in words
                         if len(HAN_CHAR.findall(w)) >= 2 and (grams := [t for t in tokenize(w) if HAN_CHAR.match(t)])]
             if readings:
+                if any(w in persons for w in words):
+                    who.add(len(landings))
                 landings.append(readings)
         if "pinyin" in self.bridges:  # a name said in its romanisation is a person's (`pinyin_names`); the titles'
             # pinyin is read by the build, or by `rank` before it asks (`_pinyin_unread`), never here on the loop
             english = english_words()
             for grams, places in self.pinyin.names(line, english):
                 made.append(("pinyin", grams, places))
+                who.add(len(landings))
                 landings.append([(tuple(grams), places)])  # every place between its syllables read
             # a two-character name said alone, where a headline holds it as a name stands: a word the dictionary
             # lists (杭州 for "Hangzhou", 清明 for "Qingming") is the dictionary bridges' to read, as it glosses it
@@ -374,6 +379,7 @@ class Ranker:
                         stands or (inside and _opens_a_person(run, snapshot))):
                     grams = [a + b for a, b in zip(run, run[1:], strict=False)]
                     made.append(("pinyin", grams, len(grams)))
+                    who.add(len(landings))
                     landings.append([(tuple(grams), len(grams))])
         terms: dict[str, float] = {}
         carried: dict[str, Bridge] = {}
@@ -393,7 +399,7 @@ class Ranker:
                     carried[term] = bridge
                 if places == 1:  # a two-character name: its one bigram is the whole name
                     named.add(term)
-        return Bridged(terms, carried, landings, frozenset(named))
+        return Bridged(terms, carried, landings, frozenset(named), frozenset(who))
 
 
 #: Per thing an English line names, its readings: (the bigrams of one, how many of them a title must hold).
@@ -407,33 +413,36 @@ class Bridged(NamedTuple):
     carried: dict[str, Bridge]  # the bridge that carried each term, for the decision record
     landings: Landings  # per thing named (a phrase, a name), the readings a title must hold (`agreeing_rows`)
     named: frozenset[str]  # the terms that are a person's whole name: a short title holding one needs no other
+    persons: frozenset[int]  # the landings that are a person's name (`agreeing_rows`)
 
 
-def agreeing_rows(snapshot: IndexSnapshot, landings: Landings) -> np.ndarray | None:
+def agreeing_rows(snapshot: IndexSnapshot, landings: Landings,
+                  persons: AbstractSet[int] = frozenset()) -> np.ndarray | None:
     """The titles that hold `AGREEING` or more of the things an English line names, each by one of its readings
     (None when there are none). Bridged terms are weighed by their IDF, which a night's short lists shrink:
     on a night when a tenth of the titles say 机器人, "robots doing kung fu" reached the title holding 机器人 and
     功夫 under the bridge bar; a headline holding both things is agreement no term's weight measures. `scoring.score`
     counts it only for the title the line's meaning ranks first (small talk names two things a headline
-    holds too, "my son's maths homework", rarely the one its meaning is nearest)."""
+    holds too, "my son's maths homework", rarely the one its meaning is nearest).
+
+    A person's name (`persons`: those landings) counts as `AGREEING` things alone: the name says who, and the
+    line's meaning, ranking that title first, says which of their headlines. On Weibo's list alone the Messi
+    refund said in English reached the headline the line's meaning ranked first (梅西 and 主办方 of
+    "主办方称要求梅西向球迷解释但未成功") under the bar, while 梅西杭州行取消, further by meaning, cleared it on
+    梅西 and a word."""
     n = len(snapshot)
-    if len(landings) < AGREEING or not n:
+    if not n or not landings or (len(landings) < AGREEING and not persons):
         return None
     lexical = snapshot.lexical
-    landed: list[np.ndarray] = []  # per thing, the rows holding it: postings are short, the index is not
-    for readings in landings:
+    things = np.zeros(n, dtype=np.int32)
+    for k, readings in enumerate(landings):
         rows = []
-        for grams, need in readings:
+        for grams, need in readings:  # postings are short, the index is not
             found, held = np.unique(np.concatenate([lexical.rows(g) for g in set(grams)]), return_counts=True)
             rows.append(found[held >= need])
-        landed.append(np.unique(np.concatenate(rows)))
-    found, things = np.unique(np.concatenate(landed), return_counts=True)
-    found = found[things >= AGREEING]
-    if not len(found):
-        return None
-    agree = np.zeros(n, dtype=bool)
-    agree[found] = True
-    return agree
+        things[np.unique(np.concatenate(rows))] += AGREEING if k in persons else 1
+    agree = things >= AGREEING
+    return agree if agree.any() else None
 
 
 #: The headlines one line's respelling (`Ranker._respelt`) tags at most, over all the runs it asks about: a long

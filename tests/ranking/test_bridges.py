@@ -270,6 +270,33 @@ def test_a_headline_holding_two_things_passes_the_gate_when_the_lines_meaning_ra
     assert lexical_only.gate_evidence[row] < profile.gate_threshold("en", len(snapshot), "lexical")
 
 
+def test_a_persons_name_said_is_agreement_enough_in_the_headline_the_lines_meaning_ranks_first() -> None:
+    """Synthetic headlines: 梅西 in two of them. The name said ("Messi", a person in CC-CEDICT) lands on both as
+    agreement; the one the line's meaning ranks first passes, the other does not, and without a model neither."""
+    night = [*NIGHT, ("weibo", "m1", "主办方称要求梅西向球迷解释但未成功"), ("weibo", "m2", "梅西杭州行取消")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in night])
+    snapshot, profile = ranker.snapshot, ranker.profile
+    line = "Did you hear the Messi organizers are refunding half the ticket money?"
+    bridged = ranker._bridged(line, snapshot)
+    ids = [e.topic.item_id for e in snapshot.entries]
+    m1, m2 = ids.index("m1"), ids.index("m2")
+    agree = agreeing_rows(snapshot, bridged.landings, bridged.persons)
+    assert bridged.persons and agree is not None and agree[m1] and agree[m2]
+    alone = agreeing_rows(snapshot, bridged.landings)  # the name as one thing among others
+    assert alone is None or not (alone[m1] or alone[m2])
+    parts = [(line, 1.0)]
+    weak = {"梅西": 0.05}  # a weight that leaves every row under the bar
+    bar = profile.gate_threshold("en", len(snapshot), "hybrid")
+    for near, passes in ((m1, (True, False)), (m2, (False, True)), (ids.index("x1"), (False, False))):
+        qvec = _faintly_like(snapshot.matrix, near)
+        scores = score(snapshot, profile, qvec, parts, bridged=weak, bridge_bar=0.9, agreeing=agree,
+                       named=bridged.named)
+        assert (bool(scores.gate_evidence[m1] >= bar), bool(scores.gate_evidence[m2] >= bar)) == passes
+    lexical_only = score(snapshot, profile, None, parts, bridged=weak, bridge_bar=0.9, agreeing=agree,
+                         named=bridged.named)
+    assert (lexical_only.gate_evidence[[m1, m2]] < profile.gate_threshold("en", len(snapshot), "lexical")).all()
+
+
 def test_the_same_headline_on_two_lists_is_first_by_meaning_whichever_of_them_the_model_puts_first() -> None:
     """One list gives the headline a summary (where the things the line names are), the other the title alone:
     the line's meaning ranks the bare one first by a hair, and the agreeing one is the same headline."""

@@ -124,13 +124,16 @@ def _replay(day: str, **changes: object) -> dict:
 #: the gist 7 -> 8; Douyin alone hits 13 -> 14. With a name said in English weighing on one short list what it
 #: weighs on a day's lists (`bridges.NAME_REF_N`): 2026-02-16's Douyin alone hits 14 -> 15, and 2024-02-09's
 #: Douyin alone (55 titles) 14 -> 17, the English guest 1 -> 4 of 5. With a name capitalised inside an English
-#: line reaching a question that names the person after other words: Zhihu alone's English guest 1 -> 2 of 3.
+#: line reaching a question that names the person after other words: Zhihu alone's English guest 1 -> 2 of 3. With a
+#: person's name said counting as agreement: Weibo alone's English guest 2 -> 3 of 4, its wrong captions 2 -> 1.
 THIN = {("2024-02-09", "zhihu,douyin"): {"trend_lines": 19, "hits": 18, "gist": 12, "small": 0, "greetings": 1,
                                          "wrong": 0},
         ("2024-02-09", "weibo,douyin"): {"trend_lines": 20, "hits": 19, "gist": 8, "small": 0, "greetings": 0,
                                          "wrong": 0},
         ("2024-02-09", "douyin"): {"trend_lines": 19, "hits": 17, "en_hits": 4, "gist": 1, "small": 0,
                                    "greetings": 0, "wrong": 1},
+        ("2024-02-09", "weibo"): {"trend_lines": 18, "hits": 15, "en_hits": 3, "gist": 0, "small": 0,
+                                  "greetings": 0, "wrong": 1},
         ("2024-02-09", "zhihu"): {"trend_lines": 12, "hits": 11, "en_hits": 2, "gist": 4, "small": 0,
                                   "greetings": 1, "wrong": 1},
         ("2026-02-16", "douyin"): {"trend_lines": 19, "hits": 15, "gist": 0, "small": 0, "greetings": 0, "wrong": 3}}
