@@ -426,10 +426,8 @@ def agreeing_rows(snapshot: IndexSnapshot, landings: Landings,
     holds too, "my son's maths homework", rarely the one its meaning is nearest).
 
     A person's name (`persons`: those landings) counts as `AGREEING` things alone: the name says who, and the
-    line's meaning, ranking that title first, says which of their headlines. On Weibo's list alone the Messi
-    refund said in English reached the headline the line's meaning ranked first (梅西 and 主办方 of
-    "主办方称要求梅西向球迷解释但未成功") under the bar, while 梅西杭州行取消, further by meaning, cleared it on
-    梅西 and a word."""
+    line's meaning, ranking that title first, says which of their headlines (a headline further by meaning had
+    cleared the bar on the name and a word; docs/relevance.md, "A person's name is agreement enough")."""
     n = len(snapshot)
     if not n or not landings or (len(landings) < AGREEING and not persons):
         return None
