@@ -372,7 +372,7 @@ class Ranker:
             caseless = not any(c.isupper() for c in line)
             for run, inside in self.pinyin.spelt_where(line, english, caseless=caseless):
                 # a run stands for a name where a headline opens with it; a word capitalised inside a sentence also
-                # where the tagger reads a person starting ("春晚魔术中尼格买提穿帮": a question names its subject
+                # where the tagger reads a person starting ("如何看待晚会中迪丽热巴的造型": a question names its subject
                 # after other words); one written without capitals, where every word is asked about, needs both
                 stands = _stands_in_a_headline(run, snapshot)
                 if (stands and _names_a_person(run, snapshot)) if caseless else (
