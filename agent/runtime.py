@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,8 @@ from .watch import Watcher, WatchLists
 __all__ = ["Runtime", "UtteranceResult"]
 
 log = logging.getLogger("trendlens.runtime")
+
+CLOSE_PART_S = 5.0  # longer than any healthy close (milliseconds); a stuck one is left behind
 
 
 def _caption_fanout(settings: Settings) -> CaptionFanout:
@@ -165,14 +168,16 @@ class Runtime:
         await self.index.refresh()
 
     async def aclose(self) -> None:
-        await self.router.aclose()
+        """Close every part; one that does not close within `CLOSE_PART_S` is named in the log and left
+        behind, so that stopping the service never hangs on a peer (Redis, a display) that stopped answering."""
+        await _closed("displays", self.router.aclose())
         if self.mentra is not None:
-            await self.mentra.aclose()
-        await self.collector.aclose()
-        await self.composer.aclose()
-        await self.live.aclose()
+            await _closed("MentraOS", self.mentra.aclose())
+        await _closed("collector", self.collector.aclose())
+        await _closed("composer", self.composer.aclose())
+        await _closed("live loop", self.live.aclose())
         if self.live.shared is not None:
-            await self.live.shared.aclose()
+            await _closed("shared sessions", self.live.shared.aclose())
         ranker = self.index.ranker
         if ranker is not None and ranker.batcher is not None:
             ranker.batcher.close()
@@ -226,3 +231,15 @@ def _watch(metrics: Metrics, sessions: SessionStore, index: TopicIndex) -> None:
                   lambda: index.ranker.cache_hits if index.ranker else 0)
     metrics.gauge("trendlens_batch_queue_depth", "Embedding requests waiting for the model",
                   lambda: index.ranker.batcher.queue_depth if index.ranker and index.ranker.batcher else 0)
+
+
+async def _closed(part: str, closing: Coroutine[Any, Any, None]) -> None:
+    """Await one part's close for at most `CLOSE_PART_S`: a close that waits on a socket nobody answers
+    (a Redis subscription's teardown, say) must not keep the process from stopping. Its errors propagate."""
+    task = asyncio.ensure_future(closing)
+    done, _ = await asyncio.wait({task}, timeout=CLOSE_PART_S)
+    if not done:
+        task.cancel()
+        log.warning("stopping: the %s did not close within %.0f s and was left", part, CLOSE_PART_S)
+        return
+    task.result()

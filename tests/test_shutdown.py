@@ -103,3 +103,34 @@ def test_sigterm_mid_reindex_exits_in_seconds_and_the_data_survives(tmp_path: Pa
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_a_part_whose_close_never_returns_is_left_and_the_rest_still_close(tmp_path: Path, monkeypatch, caplog):
+    """A Redis subscription's teardown that waits on a socket nobody answers must not hang the stop."""
+    import asyncio
+
+    from agent import runtime as runtime_module
+    from harness.apps import make_runtime
+
+    monkeypatch.setattr(runtime_module, "CLOSE_PART_S", 0.3)
+    rt = make_runtime(tmp_path / "d")
+    closed: list[str] = []
+
+    async def stuck() -> None:
+        await asyncio.Event().wait()  # never set: the peer never answers
+
+    async def live_closed() -> None:
+        closed.append("live")
+
+    monkeypatch.setattr(rt.composer, "aclose", stuck)
+    monkeypatch.setattr(rt.live, "aclose", live_closed)
+
+    async def stop() -> float:
+        started = time.monotonic()
+        await asyncio.wait_for(rt.aclose(), 5)  # unbounded, it would wait forever
+        return time.monotonic() - started
+
+    took = asyncio.run(stop())
+    assert took < 3, took
+    assert closed == ["live"], "the parts after the stuck one were not closed"
+    assert "the composer did not close within" in caplog.text
