@@ -20,25 +20,27 @@ from agent.models import Topic
 from agent.stories.linking import (
     MIN_HELD,
     OCCASION_LEAST,
-    OCCASION_PER_LIST,
     OCCASION_SHARE,
+    OCCASION_TITLE_SHARE,
     Evidence,
     GroupingRules,
     Namer,
     Weights,
     evidence,
-    is_occasion,
+    is_occasion_on,
     is_template,
     opens_with,
 )
 from agent.stories.vectors import VectorRows
 
-__all__ = ["OCCASION_FLOOR", "HeldItems"]
+__all__ = ["ANY_FLOOR", "TITLE_FLOOR", "HeldItems"]
 
 # a subject of the night is looked up only among as many held headlines as a rare term's candidates
 SUBJECT_DF = GroupingRules().rare_df
-# the fewest holders an occasion's word can have: `is_occasion` reads against at least MIN_HELD items
-OCCASION_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_SHARE * MIN_HELD))
+# the fewest holders an occasion's word can have: `is_occasion` reads against at least MIN_HELD items,
+# over headlines and contexts and over headlines alone (`is_occasion_on`)
+ANY_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_SHARE * MIN_HELD))
+TITLE_FLOOR = max(OCCASION_LEAST, math.ceil(OCCASION_TITLE_SHARE * MIN_HELD))
 
 
 @dataclass
@@ -57,6 +59,7 @@ class HeldItems:
     any_df: Counter[str] = field(default_factory=Counter)
     # headline and context terms per list, to read a term's share of the lists that carry it (`is_occasion`)
     source_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    source_title_df: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))  # headlines alone
     # terms held often enough to be an occasion's word (`is_occasion` needs this many at least), kept
     # as counts cross it, so finding the occasions reads these few and not every held term
     frequent: set[str] = field(default_factory=set)
@@ -68,12 +71,16 @@ class HeldItems:
     speaker_only: set[str] = field(default_factory=set)  # held headlines that are a speaker alone
     df_moved: set[str] = field(default_factory=set)  # headline terms held more or fewer times since last read
     touched: set[str] = field(default_factory=set)  # platforms whose list changed since last read
+    # the occasion's words as of the `changes`-th change of the held set: an update reads them twice
+    changes: int = 0
+    _occasion_words: tuple[int, list[str]] = (-1, [])
 
     def __len__(self) -> int:
         return len(self.topics)
 
     def hold(self, topic: Topic, vector: np.ndarray | None) -> None:
         tid = topic.id
+        self.changes += 1
         self.topics[tid] = topic
         self.touched.add(topic.source)
         self.by_source[topic.source].add(tid)
@@ -81,8 +88,10 @@ class HeldItems:
         if ev.terms.speaker and not ev.terms.terms:
             self.speaker_only.add(tid)
         self.df_moved.update(ev.title_terms)
+        title_df = self.source_title_df[topic.source]
         for term in ev.title_terms:
             self.title_df[term] += 1
+            title_df[term] += 1
             self.postings[term].add(tid)
         for act, words in ev.acts.items():
             self.acts[act].add(tid)
@@ -92,9 +101,9 @@ class HeldItems:
         source_df = self.source_df[topic.source]
         for term in ev.title_terms | ev.context:
             self.any_df[term] += 1
-            if self.any_df[term] == OCCASION_FLOOR:
-                self.frequent.add(term)
             source_df[term] += 1
+            if self._reachable(term):
+                self.frequent.add(term)
         if vector is not None:
             if self.vectors is None:
                 self.vectors = VectorRows(background=self.background)
@@ -102,13 +111,16 @@ class HeldItems:
 
     def drop(self, tid: str) -> Topic:
         topic = self.topics.pop(tid)
+        self.changes += 1
         self.touched.add(topic.source)
         self.by_source[topic.source].discard(tid)
         ev = self.evidence.pop(tid)
         self.speaker_only.discard(tid)
         self.df_moved.update(ev.title_terms)
+        title_df = self.source_title_df[topic.source]
         for term in ev.title_terms:
             _less(self.title_df, term)
+            _less(title_df, term)
             _unpost(self.postings, term, tid)
         for act, words in ev.acts.items():
             _unpost(self.acts, act, tid)
@@ -117,10 +129,10 @@ class HeldItems:
         self.openers.remove(topic.source, topic.summary)
         source_df = self.source_df[topic.source]
         for term in ev.title_terms | ev.context:
-            if self.any_df[term] - 1 < OCCASION_FLOOR:
-                self.frequent.discard(term)
             _less(self.any_df, term)
             _less(source_df, term)
+            if not self._reachable(term):
+                self.frequent.discard(term)
         if self.vectors is not None:
             self.vectors.drop(tid)
         return topic
@@ -130,6 +142,7 @@ class HeldItems:
         `ref`) moves its lists."""
         self.topics[tid] = now
         if held.source != now.source:
+            self.changes += 1
             self.by_source[held.source].discard(tid)
             self.by_source[now.source].add(tid)
             self.touched.add(held.source)
@@ -162,17 +175,20 @@ class HeldItems:
             out |= held
         return out
 
+    def _reachable(self, term: str) -> bool:
+        """Held often enough, over headlines and contexts or over headlines alone, to be an occasion's word."""
+        return self.any_df.get(term, 0) >= ANY_FLOOR or self.title_df.get(term, 0) >= TITLE_FLOOR
+
     def occasion(self, term: str) -> bool:
-        count = self.any_df.get(term, 0)
-        if count < OCCASION_LEAST:
+        # a reading whose count the term cannot reach is not read: most frequent terms are read by neither
+        wide, titled = self.any_df.get(term, 0) >= ANY_FLOOR, self.title_df.get(term, 0) >= TITLE_FLOOR
+        if not (wide or titled):
             return False
-        carrying = lists = 0
-        for source, df in self.source_df.items():
-            n = df.get(term, 0)
-            if n:
-                carrying += len(self.by_source[source])
-                lists += n >= OCCASION_PER_LIST
-        return is_occasion(term, count, carrying, lists)
+        return is_occasion_on(term, self._list_size, self.source_df if wide else {},
+                              self.source_title_df if titled else {})
+
+    def _list_size(self, source: str) -> int:
+        return len(self.by_source[source])
 
     def template(self, source: str, term: str) -> bool:
         return is_template(self.source_df[source].get(term, 0), len(self.by_source[source]),
@@ -180,9 +196,13 @@ class HeldItems:
 
     def occasion_words(self) -> list[str]:
         """The held headline terms that are an occasion's word now, most carried first."""
-        df = self.title_df
-        return sorted((t for t in self.frequent if df.get(t, 0) and self.occasion(t)),
-                      key=lambda t: (-df.get(t, 0), t))
+        at, words = self._occasion_words
+        if at != self.changes:
+            df = self.title_df
+            words = sorted((t for t in self.frequent if df.get(t, 0) and self.occasion(t)),
+                           key=lambda t: (-df.get(t, 0), t))
+            self._occasion_words = (self.changes, words)
+        return list(words)
 
     def weights(self) -> Weights:
         """IDF over the items held now (`linking.Weights`)."""

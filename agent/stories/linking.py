@@ -35,14 +35,14 @@ from dataclasses import dataclass, field
 from agent.models import Topic
 from agent.ranking.everyday import only_customs
 from agent.ranking.pacing import paced, step_aside
-from agent.ranking.stopwords import QUERY_EN
+from agent.ranking.stopwords import QUERY_EN, ZH_STOP_BIGRAMS
 from agent.stories.story import Link, Story
 from agent.stories.terms import _UNIT, StoryTerms, dictionary_words, normalise, story_terms
 from agent.text import HAN, is_han
 
 __all__ = [
     "DENSE_FITTED_ON", "FEATURES", "LINK_MODELS", "Evidence", "GroupingRules", "Link", "LinkModel", "Namer", "Story",
-    "Weights", "evidence", "is_occasion", "is_small_count", "is_template", "joins_by_name", "link",
+    "Weights", "evidence", "is_occasion", "is_occasion_on", "is_small_count", "is_template", "joins_by_name", "link",
     "member_terms", "occasion_test", "pair_features", "shared_phrases", "story_names", "theme_only", "vetoed",
 ]
 
@@ -69,6 +69,12 @@ COMMON_SHARE = 0.025
 # labelled, so this constant is not judged left out: the held-out festival night judges it.
 # `OCCASION_LEAST` keeps a handful held (a first fetch of one list) from making a repeated word one.
 OCCASION_SHARE = 0.2
+# Read on the headlines alone, an occasion's word needs a share above a story's: a term in more headlines
+# than the largest labelled story holds items (10 %, above) by a quarter is carried by several stories.
+# Contexts hold a platform's own wording besides (a word that opens its summaries), which is why the share
+# over headlines and contexts together needs twice the story's. The headline share finds the gala where a
+# long list of bare tags dilutes it (docs/stories.md has each combination of lists' shares).
+OCCASION_TITLE_SHARE = 0.125
 # A list words many items of one night alike (a Q&A list's "如何评价 X 在晚会上表演的节目"): a term carried by
 # more than one in seven of one list's items (at least `TEMPLATE_LEAST`), two in three of them on
 # that list, is that list's template that day, and says nothing about two items *of that list*
@@ -213,7 +219,7 @@ class Weights:
         self._totals: dict[tuple[str, int], float] = {}
 
     def occasion(self, term: str) -> bool:
-        """Whether `term` is an occasion's word that day (`OCCASION_SHARE`): no story evidence."""
+        """Whether `term` is an occasion's word that day (`is_occasion_on`): no story evidence."""
         return _asked(self._occasion, self._is_occasion, term)
 
     def subject(self, term: str) -> bool:
@@ -259,15 +265,39 @@ def _asked(answers: dict[str, bool], test: Callable[[str], bool] | None, term: s
     return found
 
 
-def is_occasion(term: str, count: int, carrying: int, lists: int) -> bool:
+def is_occasion(term: str, count: int, carrying: int, lists: int, share: float = OCCASION_SHARE) -> bool:
     """A term held `count` times (headlines or contexts) on lists holding `carrying` items in all,
     `lists` of them carrying it at least `OCCASION_PER_LIST` times, is an occasion's word
-    (`OCCASION_SHARE`, read against at least `MIN_HELD` items; `OCCASION_LISTS`). An English word
-    of grammar is in a fifth of any English list's headlines ("the"), and names no occasion; nor
+    (`share` of them, read against at least `MIN_HELD` items; `OCCASION_LISTS`). An English word
+    of grammar is in a fifth of any English list's headlines ("the"), and names no occasion, nor does a
+    Chinese one or a piece of it (为什 of 为什么, in many questions of any day: `_GRAMMAR`); nor
     does a term with a digit (a year, a count, a programme's episode "第1期"): a number is a
     quantity, which the link reads as one (`shared_quantity`)."""
-    return (count >= OCCASION_LEAST and count >= OCCASION_SHARE * max(carrying, MIN_HELD)
-            and lists >= OCCASION_LISTS and term not in QUERY_EN and not any(c.isdigit() for c in term))
+    return (count >= OCCASION_LEAST and count >= share * max(carrying, MIN_HELD)
+            and lists >= OCCASION_LISTS and term not in QUERY_EN and term not in _GRAMMAR
+            and not any(c.isdigit() for c in term))
+
+
+#: The Chinese words of grammar and every two characters in a row of them (为什 of 为什么)
+_GRAMMAR = frozenset(ZH_STOP_BIGRAMS) | {w[i:i + 2] for w in ZH_STOP_BIGRAMS for i in range(len(w) - 1)}
+
+
+def is_occasion_on(term: str, size_of: Callable[[str], int], per_list: Mapping[str, Mapping[str, int]],
+                   titles: Mapping[str, Mapping[str, int]]) -> bool:
+    """`is_occasion` read from each list's counts of `term`: over its headlines and contexts (`per_list[source]`,
+    `OCCASION_SHARE`) or over its headlines alone (`titles[source]`, `OCCASION_TITLE_SHARE`); `size_of(source)`:
+    the items that list holds."""
+    for counts_of, share in ((per_list, OCCASION_SHARE), (titles, OCCASION_TITLE_SHARE)):
+        count = carrying = lists = 0
+        for source, counts in counts_of.items():
+            n = counts.get(term, 0)
+            if n:
+                count += n
+                carrying += size_of(source)
+                lists += n >= OCCASION_PER_LIST
+        if is_occasion(term, count, carrying, lists, share):
+            return True
+    return False
 
 
 def is_template(count: int, list_size: int, everywhere: int) -> bool:
@@ -281,13 +311,14 @@ def occasion_test(items: Sequence[Evidence]) -> tuple[Callable[[str], bool], Cal
     keeps the same counts as items come and go."""
     sizes: Counter[str] = Counter(e.source for e in items)
     per_list: dict[str, Counter[str]] = defaultdict(Counter)
+    titles: dict[str, Counter[str]] = defaultdict(Counter)
     counts: Counter[str] = Counter()
     for e in items:
         for t in e.title_terms | e.context:
             counts[t] += 1
             per_list[e.source][t] += 1
-    return (lambda t: is_occasion(t, counts[t], sum(sizes[s] for s, c in per_list.items() if c.get(t)),
-                                  sum(1 for c in per_list.values() if c.get(t, 0) >= OCCASION_PER_LIST)),
+        titles[e.source].update(e.title_terms)
+    return (lambda t: is_occasion_on(t, sizes.__getitem__, per_list, titles),
             lambda source, t: is_template(per_list[source][t], sizes[source], counts[t]))
 
 

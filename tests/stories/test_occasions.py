@@ -218,3 +218,34 @@ def test_a_custom_said_after_a_possessive_is_still_only_a_custom() -> None:
     story_of = {m: s.id for s in StoryIndex().update(topics) for m in s.member_ids}
     ids = [t.id for t in topics[:3]]
     assert len({story_of.get(i, i) for i in ids}) == 3
+
+
+def _diluted_night(saying: int, word: str = "春晚") -> list:
+    """Synthetic: a list of 77 bare tags and one of 50 questions, `saying` headlines of each list carrying `word`."""
+    def headlines(source: str, n: int, said: int, letters: str) -> list:
+        words = itertools.islice(itertools.permutations(letters, 3), 0, 97 * n, 97)
+        return [topic(source, f"{source[0]}{k}", (word if k < said else "") + "".join(w))
+                for k, w in enumerate(words)]
+    return headlines("weibo", 77, saying, _OTHER) + headlines("zhihu", 50, saying, _WORDS + _OTHER)
+
+
+def test_the_gala_s_word_in_an_eighth_of_the_headlines_is_the_occasion_where_a_list_of_tags_dilutes_it() -> None:
+    """A night's list of bare tags (77 Weibo entries, a tenth saying 春晚) with a Q&A list of fifty: 春晚 is in
+    under a fifth of the headlines and contexts, but over an eighth of the headlines alone, which no word of an
+    ordinary day reaches (docs/stories.md); a word in a tenth of them is no occasion."""
+    gala = _diluted_night(saying=11)  # 22 of 127
+    occasion, _ = occasion_test([evidence(t) for t in gala])
+    assert occasion("春晚")
+    index = StoryIndex()
+    index.update(gala)
+    assert index.held.occasion_words() == ["春晚"]
+    ordinary = _diluted_night(saying=6)  # 12 of 127: a word of the day, not an occasion
+    occasion, _ = occasion_test([evidence(t) for t in ordinary])
+    assert not occasion("春晚")
+    index = StoryIndex()
+    index.update(ordinary)
+    assert index.held.occasion_words() == []
+    # as many questions asking 为什么 name no occasion: a word of grammar, nor a piece of one (为什)
+    asking = _diluted_night(saying=11, word="为什么")
+    occasion, _ = occasion_test([evidence(t) for t in asking])
+    assert not occasion("为什") and not occasion("什么")
