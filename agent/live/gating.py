@@ -1,7 +1,8 @@
 """Whether to show a caption now: the wearer's attention is the scarce resource.
 
 Timing rules only, after Mentra Merge and Convoscope (../GLASSES.md): decide only
-after enough new speech; a display lock while a caption is on screen, which yields to
+after enough new speech; a caption a piece of a sentence would put up (a recogniser cut it at a pause)
+waits for the rest of it, `sentence_wait_s`; a display lock while a caption is on screen, which yields to
 a different story with strong evidence once the caption has been up long enough to
 read (its headline's own reading time, `reading`); a meme said while the wearer is still reading
 is held back and shown once the caption before it has been read, and one too weak to displace
@@ -48,6 +49,13 @@ Reason = Literal[
 READ_S = 6.0
 #: How long a caption stays up unless a new story displaces it.
 DISPLAY_LOCK_S = 10.0
+#: How long a recogniser's piece that would put a caption up while its sentence may go on waits for the rest
+#: of it. Endpointers cut at a short pause (Azure's default segmentation silence is 500 ms) and stream the
+#: next words as partials as soon as the speaker goes on; each partial restarts the wait
+#: (`SessionGate.heard_partial`), so it only spans the pause. Every tenth of a second is a tenth the
+#: caption is late, and at a table's pace a caption late holds the next meme back: chosen from 0.6 and 1.0 s
+#: with each festival night left out (the shorter on a tie), docs/relevance.md, "A sentence is decided whole".
+SENTENCE_WAIT_S = 0.6
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +86,11 @@ class GatePolicy:
     # one). Chosen with each festival night left out (docs/relevance.md, "A weaker meme waits three
     # readings").
     weaker_reads: float = 3.0
+    # a piece of a sentence, in a session whose recogniser cuts sentences into pieces, is decided once
+    # the sentence is whole (the next piece did not come within this wait; 0: every piece at once). The
+    # first half of a line often meets an entry its whole does not ("说起来二舅今年咋没" of a line about an
+    # uncle who stayed home meets the uncle of a meme): docs/relevance.md, "A sentence is decided whole"
+    sentence_wait_s: float = SENTENCE_WAIT_S
 
     def with_frequency(self, frequency: Frequency) -> GatePolicy:
         """Scale the relevance bar and the cooldown by the user's low/medium/high setting."""
@@ -151,9 +164,28 @@ class SessionGate:
     # how long the caption on screen takes to read: its headline's own time once it is composed
     # (`reading`), the policy's `min_read_s` until then and at most
     read_s: float = READ_S
+    # the session's recogniser cuts sentences into pieces (one was joined): its pieces wait for the rest
+    cut: bool = False
+    # when the sentence heard last is decided whole if no more of it came by then: set while the caption a
+    # piece of it would have put up waits for the rest (`_unfinished`)
+    sentence_due: float | None = None
 
     def hear(self, text: str) -> None:
         self.chars_since_decision += len("".join(text.split()))
+
+    def heard_piece(self, *, joined: bool, more: bool, now: float) -> None:
+        """The window's newest sentence after a final utterance (`ConversationWindow.open_sentence`): whether
+        it was `joined` from pieces, and whether `more` of it may follow. In a session whose recogniser cuts
+        sentences, a caption of one that may go on waits `sentence_wait_s` for the rest (`_unfinished`)."""
+        self.cut = self.cut or joined
+        wait = self.policy.sentence_wait_s
+        self.sentence_due = now + wait if self.cut and more and wait > 0 else None
+
+    def heard_partial(self, *, more: bool, now: float) -> None:
+        """A partial transcript: a sentence waiting for its rest (`sentence_due`) that it goes on with (`more`)
+        waits from now; one it does not go on with (past the join's bounds, or later) is decided now."""
+        if self.sentence_due is not None:
+            self.sentence_due = now + self.policy.sentence_wait_s if more else min(self.sentence_due, now)
 
     def waiting(self, now: float) -> Candidate | None:
         """The story held back while the caption on screen was read, while it may still go up."""
@@ -166,6 +198,11 @@ class SessionGate:
         return candidate
 
     def due(self) -> float | None:
+        """When the gate decides with no new line: the sentence heard last once its wait for the rest is over
+        (`sentence_due`), or the story held back (`held_due`), whichever comes first; None when neither waits."""
+        return min((at for at in (self.sentence_due, self.held_due()) if at is not None), default=None)
+
+    def held_due(self) -> float | None:
         """When the story held back may go up by itself (`choose(..., release=True)`): once the caption on
         screen has been read, or, for a story too weak to displace it, once its time on screen ends.
         None when nothing waits, or when that moment is past the story's wait (`held_back_s`)."""
@@ -255,8 +292,10 @@ class SessionGate:
         last meme of a conversation would never go up). The speech said meanwhile is left for the
         next line's decision."""
         p = self.policy
+        chars, open_until = self.chars_since_decision, None
         if not release:
-            self.chars_since_decision = 0
+            # a piece that may go on is decided now unless it would put a caption up (`_unfinished`)
+            self.chars_since_decision, open_until, self.sentence_due = 0, self.sentence_due, None
         said = candidates[0] if candidates and not release else None  # what the line is most about
         back = self.waiting(now)
         if back is not None and all(c.topic_id != back.topic_id for c in candidates):
@@ -288,6 +327,8 @@ class SessionGate:
                     self.held_back = (top, now)
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
                                 detail=held)
+            if (wait := self._unfinished(top, now, open_until, chars)) is not None:
+                return wait
             # the record names the caption replaced, read before `_show` moves on
             detail = f"replaced {on_screen.topic_id} (story {on_screen.story}) after {now - self.last_shown_at:.1f}s"
             self._show(top, now)
@@ -296,9 +337,21 @@ class SessionGate:
         if now - self.last_shown_at < p.cooldown_s:
             return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
+        if (wait := self._unfinished(top, now, open_until, chars)) is not None:
+            return wait
         self._show(top, now)
         return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now,
                         detail=waited.lstrip("; "))
+
+    def _unfinished(self, top: Candidate, now: float, open_until: float | None, chars: int) -> Decision | None:
+        """A caption a piece of a sentence would put up waits for the rest of the sentence (`heard_piece`): the
+        whole is decided at `open_until` unless more of it comes first, with the speech heard so far. A piece
+        whose decision is quiet (nothing to show, the display held) needs no wait: it stands."""
+        if open_until is None or now >= open_until:
+            return None
+        self.sentence_due, self.chars_since_decision = open_until, chars
+        return Decision(show=False, reason="not_enough_speech", topic_id=top.topic_id, score=top.score, at=now,
+                        detail=f"the sentence may go on: decided whole in {open_until - now:.1f}s")
 
     def _waited(self, top: Candidate, now: float) -> str:
         """For the decision record: `top` is the story held back from an earlier line."""

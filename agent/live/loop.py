@@ -68,7 +68,8 @@ class LiveLoop:
         now = time.time() if now is None else now
         with decision_timing() as stages:
             async with self._held(session):
-                waited = session.gate.held_back is not None  # so a moment may be set for it
+                # so a moment may be set for it
+                waited = session.gate.held_back is not None or session.gate.sentence_due is not None
                 result = await self._hear(session, clean, warning, final, now)
                 if wall:
                     await self._due_later(session, was_set=waited)
@@ -77,19 +78,35 @@ class LiveLoop:
         return replace(result, stages=stages)
 
     async def release(self, session: Session, *, before: float | None = None) -> LiveResult:
-        """The story held back while the last caption was read, up now that it has been read: its
-        decision and caption, or an empty result when nothing fell due (before `before`, a caller's
-        own clock's next line: a line said at that moment comes first; else by now, give or take the
-        timer's slack)."""
+        """What the gate decides with no new line, now that its moment came (`SessionGate.due`): the
+        sentence heard last, once no more of it came, or the story held back while the last caption was
+        read, up now that it has been read. Its decision and caption, or an empty result when nothing fell
+        due (before `before`, a caller's own clock's next line: a line said at that moment comes first;
+        else by now, give or take the timer's slack)."""
+        gate = session.gate
+
+        def fell(at: float | None) -> bool:
+            return at is not None and (at < before if before is not None else at <= time.time() + TIMER_SLACK_S)
+
         async with self._held(session):
-            due = session.gate.due()
-            if due is None or (due >= before if before is not None else due > time.time() + TIMER_SLACK_S):
-                if before is None:
-                    await self._due_later(session, was_set=True)  # early, or another line moved it
-                return LiveResult()
-            # decided at the moment it fell due (a timer fires a little late); the caption's language
-            # follows the line it was held back on, the newest
-            return await self._run(Said(session, session.window.newest(), due, release=True), "")
+            out, tried = LiveResult(), list[float]()
+            # the sentence first (the story held back is a candidate of its decision), then that story, if
+            # it still waits; each decided at the moment it fell due (a timer fires a little late), and the
+            # caption's language follows the newest line
+            if gate.sentence_due is not None and fell(gate.sentence_due):
+                at, gate.sentence_due = gate.sentence_due, None
+                tried.append(at)
+                sentence = session.window.newest()  # decided, and recorded, whole
+                out = await self._run(Said(session, sentence, at), sentence)
+            held = gate.held_due()
+            if fell(held) and held is not None:
+                at = max([held, *tried])
+                tried.append(at)
+                late = await self._run(Said(session, session.window.newest(), at, release=True), "")
+                out = late if late.captions or not out.captions else out
+            if before is None and gate.due() not in tried:
+                await self._due_later(session, was_set=True)  # early, moved by another line, or held back anew
+            return out
 
     def forget(self, session_id: str) -> None:
         """The session is erased: nothing of it goes up later (the shared due set is cleared with its
@@ -136,11 +153,15 @@ class LiveLoop:
 
     async def _hear(self, session: Session, clean: str, warning: str | None, final: bool, now: float) -> LiveResult:
         """The utterance, with the session's lock held (and its shared state loaded)."""
-        session.window.add(clean, ts=now)
+        went_on = session.window.add(clean, ts=now, partial=not final)
         if not final:
-            # partial transcripts change word by word; deciding on them makes captions flicker
+            # partial transcripts change word by word; deciding on them makes captions flicker. They do say
+            # whether the sentence waiting for its rest goes on
+            session.gate.heard_partial(more=went_on, now=now)
             return LiveResult(warning=warning)
         session.gate.hear(clean)
+        joined, more = session.window.open_sentence()
+        session.gate.heard_piece(joined=joined, more=more, now=now)
         result = await self._run(Said(session, clean, now), clean)
         return LiveResult(decision=result.decision, captions=result.captions, warning=warning)
 

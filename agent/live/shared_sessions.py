@@ -83,6 +83,8 @@ def dump_state(window: ConversationWindow, gate: SessionGate) -> str:
         "read_s": gate.read_s,
         "shown": [list(s) for s in gate.shown],
         "held_back": [back[0].topic_id, back[0].score, back[0].key, back[1]] if back is not None else None,
+        "cut": gate.cut,
+        "sentence_due": gate.sentence_due,
     }, ensure_ascii=False)
 
 
@@ -101,6 +103,9 @@ def load_state(data: str, window: ConversationWindow, gate: SessionGate) -> None
     held = state.get("held_back")  # absent in the state an older instance wrote
     gate.held_back = ((Candidate(topic_id=str(held[0]), score=float(held[1]), key=str(held[2])), float(held[3]))
                       if held else None)
+    gate.cut = bool(state.get("cut", False))  # both absent in an older instance's state
+    due = state.get("sentence_due")
+    gate.sentence_due = float(due) if due is not None else None
 
 
 def fresh_state() -> str:

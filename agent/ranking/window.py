@@ -56,6 +56,9 @@ class Utterance:
     # the recogniser's pieces joined into it; state shared between instances keeps text and time
     # only, so there a sentence counts from 1 again and the character bound alone holds it
     pieces: int = 1
+    # the characters at its end that are a partial transcript: the recogniser's words so far of a piece,
+    # which its next partial or its final says again, longer (0: the text is final)
+    partial: int = 0
 
 
 def sentence_limit(text: str) -> int:
@@ -106,14 +109,21 @@ class ConversationWindow:
         win.add(text)
         return win
 
-    def add(self, text: str, ts: float | None = None) -> None:
+    def add(self, text: str, ts: float | None = None, *, partial: bool = False) -> bool:
+        """One utterance heard; `partial`: a recogniser's words so far of a piece, which its next partial
+        or final replaces (a continuation's partials are not pieces of their own). Whether it went on
+        with the newest utterance (its rest, or the same piece said again) rather than starting one."""
         text = " ".join(str(text).split())
         if not text:
-            return
+            return False
         ts = time.time() if ts is None else float(ts)
         last = self._items[-1] if self._items else None
-        pieces = 1
-        if last is not None and self._continues(last, text, ts):
+        pieces, piece = 1, text
+        if last is not None and last.partial and 0.0 <= ts - last.ts <= self.join_s:
+            self._items.pop()  # the same piece, said again: longer, or final
+            head = last.text[:len(last.text) - last.partial].rstrip()
+            text, pieces = (_joined(head, text) if head else text), last.pieces
+        elif last is not None and self._continues(last, text, ts):
             joined = _joined(last.text, text)
             if joined == text:  # a partial, then its longer final: the recogniser's own utterance
                 self._items.pop()
@@ -121,7 +131,10 @@ class ConversationWindow:
             elif last.pieces < self.max_pieces and len(joined) <= sentence_limit(joined):
                 self._items.pop()  # the rest of the same sentence
                 text, pieces = joined, last.pieces + 1
-        self._items.append(Utterance(truncate_text(text, self.max_chars), ts, pieces))
+        went_on = last is not None and (not self._items or self._items[-1] is not last)  # popped: it went on
+        text = truncate_text(text, self.max_chars)
+        self._items.append(Utterance(text, ts, pieces, min(len(piece), len(text)) if partial else 0))
+        return went_on
 
     def _continues(self, last: Utterance, text: str, ts: float) -> bool:
         """Whether `text` is the rest of `last`'s sentence: soon after it, no sentence end between,
@@ -141,6 +154,17 @@ class ConversationWindow:
 
     def utterances(self, now: float | None = None) -> list[Utterance]:
         return self._live(now)
+
+    def open_sentence(self) -> tuple[bool, bool]:
+        """(whether the newest utterance was joined from a recogniser's pieces, whether the next piece may
+        still continue it: it ends no sentence and is under the join's bounds). The live gate reads both
+        to decide a recogniser's sentence once it is whole (`SessionGate.heard_piece`)."""
+        if not self._items:
+            return False, False
+        last = self._items[-1]
+        more = (not last.text.endswith(_SENTENCE_END) and last.pieces < self.max_pieces
+                and len(last.text) < sentence_limit(last.text))
+        return last.pieces > 1, more
 
     def newest(self) -> str:
         """The newest utterance (with the pieces of its sentence said before it), "" when empty."""

@@ -302,8 +302,11 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                 # whenever it falls due); it belongs to this line, the newest
                 late = await runtime.release_held(session, before=start + (i + 1) * args.gap if i + 1 < len(lines)
                                                   else float("inf"))
-                by_clock = bool(late.captions and not result.captions)
-                if by_clock:
+                # what fell due is the sentence's own decision when the recogniser's last piece waited for
+                # more of it, else a story held back while a caption was read: only that is a late caption
+                by_clock = bool(late.captions and not result.captions) and "held back" in late.decision.detail
+                if late.decision is not None and not result.captions and (
+                        late.captions or result.decision is None or result.decision.reason == "not_enough_speech"):
                     result = late
                 caption = None
                 about = None

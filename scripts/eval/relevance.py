@@ -179,6 +179,13 @@ async def served(args: argparse.Namespace, settings: Settings, topics: list[Topi
                     out = r.json()
                     if shown(out) is not None:
                         break  # the caption is on the glasses: the rest of the line meets its display lock
+                if shown(out) is None and len(texts) > 1:
+                    # a recogniser's sentence is decided whole once no more of it came: by the service's
+                    # timer a moment later (`SessionGate.sentence_due`), asked for here without the wait
+                    session = runtime.sessions.peek(s["id"])
+                    late = await runtime.release_held(session, before=float("inf")) if session else None
+                    if late is not None and late.decision is not None:
+                        out = {"decision": late.decision.public()}
                 return out, elapsed
 
             yield say, runtime

@@ -288,3 +288,45 @@ def test_choose_lets_go_of_a_held_back_story_no_longer_on_the_lists():
     g.choose([b], lambda tid: tid, 6.5, again=lambda tid, score: None)
     decision, shown = g.choose([], lambda tid: tid, 12.5, again=lambda tid, score: b, release=True)
     assert decision.reason == "no_candidate"  # b went up at 6.5: nothing waits any more
+
+
+def test_a_recogniser_s_unfinished_piece_waits_for_the_rest_of_its_sentence():
+    """Once a session's recogniser is seen cutting sentences (a piece was joined), a piece that may go on is
+    decided when no more of it came within the wait, whole; a finished sentence at once."""
+    g = gate(sentence_wait_s=1.0)
+    g.heard_piece(joined=False, more=True, now=0)
+    assert g.sentence_due is None  # not known to cut: decided at once, as a client's lines are
+    g.hear(SPEECH)
+    assert g.decide([c("a", 0.6)], 0).show
+    g.heard_piece(joined=True, more=True, now=20)  # a sentence joined from pieces: this recogniser cuts
+    g.hear(SPEECH)
+    d = g.decide([c("b", 0.9)], 20)
+    assert not d.show and d.reason == "not_enough_speech" and "decided whole in 1.0s" in d.detail
+    assert g.chars_since_decision == len(SPEECH)  # the speech waits for the sentence's decision
+    g.heard_piece(joined=True, more=True, now=20.5)  # the rest came: the wait starts again
+    assert g.due() == 21.5
+    assert g.decide([c("b", 0.9)], 21).reason == "not_enough_speech"
+    g.sentence_due = None  # its moment came (the live loop's release)
+    assert g.decide([c("b", 0.9)], 21.5).show
+    g.heard_piece(joined=True, more=False, now=40)  # a piece ending its sentence is decided at once
+    assert g.sentence_due is None and g.due() is None
+
+
+def test_no_sentence_wait_when_it_is_off():
+    g = gate(sentence_wait_s=0)
+    g.heard_piece(joined=True, more=True, now=0)
+    assert g.sentence_due is None and g.cut
+
+
+def test_a_partial_of_the_rest_keeps_the_sentence_waiting_and_one_past_it_ends_the_wait():
+    g = gate(sentence_wait_s=0.6)
+    g.heard_piece(joined=True, more=True, now=10)
+    g.hear(SPEECH)
+    assert g.decide([c("a", 0.9)], 10).reason == "not_enough_speech" and g.due() == 10.6
+    g.heard_partial(more=True, now=10.5)  # the speaker went on: its words so far
+    assert g.due() == 11.1
+    g.heard_partial(more=False, now=10.8)  # a partial that starts another sentence: this one is whole
+    assert g.due() == 10.8
+    g.sentence_due = None
+    g.heard_partial(more=True, now=11)  # nothing waits: a partial sets no moment
+    assert g.due() is None

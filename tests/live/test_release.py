@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from agent.live.gating import GatePolicy
 from agent.live.release import DueSweep, ReleaseTimers
+from agent.text import is_han
 
 from .helpers import two_stories
 
@@ -96,3 +97,32 @@ async def test_the_sweep_releases_each_claimed_session_and_skips_an_erased_one()
     await asyncio.sleep(0.05)
     await sweep.aclose()
     assert released == ["s1"]
+
+
+async def test_a_recogniser_s_sentence_is_captioned_whole_when_no_more_of_it_comes(runtime):
+    """A recogniser that cuts sentences at pauses: a piece that may go on is not decided on its own; the
+    sentence is, once nothing more of it came within the wait, and its caption reaches the display with no
+    new line."""
+    session, _ = runtime.sessions.create("hud-web")
+    session.gate.policy = GatePolicy(relevance_offset=-10, sentence_wait_s=0.3)
+    story, title = next((runtime.index.story_key(s.topic.id), s.topic.title) for s in runtime.index.stored.values()
+                        if 8 <= len(s.topic.title) <= 30 and all(is_han(ch) for ch in s.topic.title[:4]))
+    first = await runtime.live.hear(session, "我跟你们说啊")  # too little to decide on
+    assert first.decision.reason == "not_enough_speech" and len(runtime.live.timers) == 0
+    rest = await runtime.live.hear(session, title)  # the rest of the sentence, within a second: joined
+    assert rest.decision.reason == "not_enough_speech" and "decided whole" in rest.decision.detail
+    assert not rest.captions and runtime.hud.last_caption(session.id) is None and len(runtime.live.timers) == 1
+    for _ in range(40):
+        await asyncio.sleep(0.05)
+        if runtime.hud.last_caption(session.id) is not None:
+            break
+    shown = runtime.hud.last_caption(session.id)
+    assert shown is not None and runtime.index.story_key(shown.topic_id) == story
+    assert len(runtime.live.timers) == 0
+    for _ in range(40):  # the decision is stored just after the caption went out
+        history = runtime.sessions.history(session.id)
+        if history:
+            break
+        await asyncio.sleep(0.05)
+    last = history[-1]["decision"]
+    assert last["show"] and last["chars"] == len("我跟你们说啊" + title)  # decided on the sentence, whole

@@ -177,6 +177,20 @@ def test_the_story_held_back_while_a_caption_is_read_travels_with_the_session():
     assert other.held_back is None
 
 
+def test_a_sentence_waiting_for_its_rest_travels_with_the_session():
+    """The rest of a sentence may reach another instance: that this recogniser cuts sentences, and when the
+    sentence waiting for its rest is decided, go with the state; an older instance's state still loads."""
+    gate = SessionGate()
+    gate.cut, gate.sentence_due = True, 30.5
+    other = SessionGate()
+    load_state(dump_state(ConversationWindow(), gate), ConversationWindow(), other)
+    assert other.cut and other.sentence_due == 30.5 and other.due() == 30.5
+    older = json.loads(fresh_state())
+    del older["cut"], older["sentence_due"]
+    load_state(json.dumps(older), ConversationWindow(), other)
+    assert not other.cut and other.sentence_due is None
+
+
 def _two_titles(runtime) -> tuple[str, str]:
     """Titles of two different stories, long enough to be decided on."""
     seen: dict[str, str] = {}

@@ -47,6 +47,37 @@ def test_a_sentence_in_two_pieces_is_still_one_utterance() -> None:
     assert window.newest() == "刚才刘谦那个魔术我跟着撕牌了最后手里那半张居然真对上了" and len(window) == 1
 
 
+def test_the_window_says_whether_its_newest_sentence_may_go_on() -> None:
+    window = ConversationWindow()
+    assert window.open_sentence() == (False, False)
+    window.add("刚才刘谦那个魔术我跟着撕牌了", ts=10.0)
+    assert window.open_sentence() == (False, True)  # one piece, no sentence end: more may follow
+    window.add("最后手里那半张居然真对上了", ts=11.0)
+    assert window.open_sentence() == (True, True)  # joined: this recogniser cuts sentences
+    window.add("你们看了吗？", ts=20.0)
+    assert window.open_sentence() == (False, False)  # a sentence end: nothing more joins it
+    for i in range(MAX_PIECES):
+        window.add(f"嗯对{i}", ts=30.0 + 0.3 * i)
+    assert window.open_sentence() == (True, False)  # at the pieces bound the next piece starts anew
+
+
+def test_the_partials_of_a_sentence_s_rest_replace_each_other() -> None:
+    """A recogniser streams the words so far of each piece, then its final: the rest of a sentence said
+    as partials joins it once, not once per partial."""
+    window = ConversationWindow()
+    assert not window.add("说起来二舅", ts=10.0)
+    assert window.add("今年", ts=10.8, partial=True)  # the rest begins: it goes on with the sentence
+    assert window.add("今年咋没", ts=11.0, partial=True)
+    assert window.add("今年咋没来", ts=11.3)
+    (only,) = window.utterances()
+    assert only.text == "说起来二舅今年咋没来" and only.pieces == 2 and only.partial == 0
+    window.add("so the", ts=20.0, partial=True)
+    window.add("so the magician tore", ts=20.4)
+    window.add("the cards", ts=21.0, partial=True)
+    window.add("the cards in half", ts=21.3)
+    assert window.newest() == "so the magician tore the cards in half"
+
+
 def test_a_partial_and_its_final_are_one_piece() -> None:
     window = ConversationWindow()
     window.add("刚才刘谦那个", ts=10.0)
