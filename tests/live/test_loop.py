@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.live.gating import Decision, GatePolicy
 from agent.live.loop import LiveLoop, LiveResult
 
@@ -73,3 +75,29 @@ async def test_the_last_meme_of_a_conversation_goes_up_when_the_caption_before_i
 
 async def loop_hear(runtime, session, text: str, now: float) -> LiveResult:
     return await runtime.live.hear(session, text, now=now)
+
+
+async def test_a_sentence_streamed_as_partials_and_pieces_is_captioned_once_it_is_whole(runtime):
+    """A recogniser's pieces and the partials of their rest, on the service's clock: each partial of the rest
+    keeps the sentence waiting, the window holds the sentence once (no partial twice), and the caption goes up
+    for the whole when nothing more came."""
+    from agent.text import is_han
+
+    session, _ = runtime.sessions.create("hud-web")
+    session.gate.policy = GatePolicy(relevance_offset=-10, sentence_wait_s=0.6)
+    story, title = next((runtime.index.story_key(s.topic.id), s.topic.title) for s in runtime.index.stored.values()
+                        if 10 <= len(s.topic.title) <= 30 and all(is_han(ch) for ch in s.topic.title))
+    head, tail = title[:5], title[5:]
+    loop = runtime.live
+    assert (await loop.hear(session, "我跟你们说啊", now=100.0)).decision.reason == "not_enough_speech"
+    piece = await loop.hear(session, head, now=100.5)  # joined to the line before: this recogniser cuts
+    assert piece.decision.reason == "not_enough_speech" and not piece.captions
+    assert session.gate.due() == pytest.approx(101.1)
+    assert await loop.hear(session, tail[:2], final=False, now=100.9) == LiveResult()  # the rest begins
+    assert session.gate.due() == pytest.approx(101.5)
+    assert await loop.release(session, before=101.2) == LiveResult()  # not due yet: nothing decided
+    rest = await loop.hear(session, tail, now=101.3)
+    assert not rest.captions and session.window.newest() == "我跟你们说啊" + title
+    whole = await loop.release(session, before=float("inf"))
+    assert whole.decision.show and whole.caption is not None
+    assert runtime.index.story_key(whole.decision.topic_id) == story and whole.decision.at == pytest.approx(101.9)
