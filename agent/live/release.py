@@ -4,7 +4,9 @@ A meme said while the wearer still reads a caption is held back (`SessionGate.he
 next line it goes up; when nobody speaks again soon (the conversation's last meme, a pause at the
 table) it would be lost. So each session with a story held back has one timer, set after each
 line for the moment that story falls due (`SessionGate.due`), which asks the live loop to
-`release` it. The release decides again under the session's lock, on the state then (another
+`release` it. The same moment covers a recogniser's sentence whose caption waits for the rest of it
+(`SessionGate.sentence_due`): when no more came, the release decides the sentence whole. The release
+decides again under the session's lock, on the state then (another
 line, here or on another instance, may have shown it or something else meanwhile), so a timer
 that fires late or needlessly shows nothing.
 
