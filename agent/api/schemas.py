@@ -66,7 +66,10 @@ class SessionOut(BaseModel):
 class UtteranceIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(max_length=100_000)
-    final: bool = True
+    final: bool = Field(default=True, description=(
+        "false for a recogniser's partial transcript: heard, not decided. A final piece of a sentence the "
+        "recogniser cut at a pause may answer not_enough_speech while its caption waits for the rest; the "
+        "caption then reaches the session's display and socket by itself"))
 
 
 class CaptionOut(BaseModel):
