@@ -86,8 +86,8 @@ class GatePolicy:
     # one). Chosen with each festival night left out (docs/relevance.md, "A weaker meme waits three
     # readings").
     weaker_reads: float = 3.0
-    # a piece of a sentence, in a session whose recogniser cuts sentences into pieces, is decided once
-    # the sentence is whole (the next piece did not come within this wait; 0: every piece at once). The
+    # in a session whose recogniser cuts sentences into pieces, a caption a piece would put up while its
+    # sentence may go on waits this long for the rest, and the sentence is decided whole (0: never). The
     # first half of a line often meets an entry its whole does not ("说起来二舅今年咋没" of a line about an
     # uncle who stayed home meets the uncle of a meme): docs/relevance.md, "A sentence is decided whole"
     sentence_wait_s: float = SENTENCE_WAIT_S
@@ -166,6 +166,8 @@ class SessionGate:
     read_s: float = READ_S
     # the session's recogniser cuts sentences into pieces (one was joined): its pieces wait for the rest
     cut: bool = False
+    # until when the piece just heard may still be continued (`heard_piece`), read by its own decision
+    open_until: float | None = None
     # when the sentence heard last is decided whole if no more of it came by then: set while the caption a
     # piece of it would have put up waits for the rest (`_unfinished`)
     sentence_due: float | None = None
@@ -179,7 +181,7 @@ class SessionGate:
         sentences, a caption of one that may go on waits `sentence_wait_s` for the rest (`_unfinished`)."""
         self.cut = self.cut or joined
         wait = self.policy.sentence_wait_s
-        self.sentence_due = now + wait if self.cut and more and wait > 0 else None
+        self.open_until = now + wait if self.cut and more and wait > 0 else None
 
     def heard_partial(self, *, more: bool, now: float) -> None:
         """A partial transcript: a sentence waiting for its rest (`sentence_due`) that it goes on with (`more`)
@@ -295,7 +297,8 @@ class SessionGate:
         chars, open_until = self.chars_since_decision, None
         if not release:
             # a piece that may go on is decided now unless it would put a caption up (`_unfinished`)
-            self.chars_since_decision, open_until, self.sentence_due = 0, self.sentence_due, None
+            self.chars_since_decision, open_until = 0, self.open_until
+            self.open_until = self.sentence_due = None
         said = candidates[0] if candidates and not release else None  # what the line is most about
         back = self.waiting(now)
         if back is not None and all(c.topic_id != back.topic_id for c in candidates):

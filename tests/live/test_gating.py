@@ -291,31 +291,35 @@ def test_choose_lets_go_of_a_held_back_story_no_longer_on_the_lists():
 
 
 def test_a_recogniser_s_unfinished_piece_waits_for_the_rest_of_its_sentence():
-    """Once a session's recogniser is seen cutting sentences (a piece was joined), a piece that may go on is
-    decided when no more of it came within the wait, whole; a finished sentence at once."""
+    """Once a session's recogniser is seen cutting sentences (a piece was joined), a caption that a piece which
+    may go on would put up waits; the sentence is decided whole when no more of it came within the wait. A
+    piece whose decision is quiet is not delayed, and a finished sentence is decided at once."""
     g = gate(sentence_wait_s=1.0)
     g.heard_piece(joined=False, more=True, now=0)
-    assert g.sentence_due is None  # not known to cut: decided at once, as a client's lines are
     g.hear(SPEECH)
-    assert g.decide([c("a", 0.6)], 0).show
+    assert g.decide([c("a", 0.6)], 0).show  # not known to cut: decided at once, as a client's lines are
     g.heard_piece(joined=True, more=True, now=20)  # a sentence joined from pieces: this recogniser cuts
     g.hear(SPEECH)
     d = g.decide([c("b", 0.9)], 20)
     assert not d.show and d.reason == "not_enough_speech" and "decided whole in 1.0s" in d.detail
-    assert g.chars_since_decision == len(SPEECH)  # the speech waits for the sentence's decision
-    g.heard_piece(joined=True, more=True, now=20.5)  # the rest came: the wait starts again
-    assert g.due() == 21.5
-    assert g.decide([c("b", 0.9)], 21).reason == "not_enough_speech"
-    g.sentence_due = None  # its moment came (the live loop's release)
+    assert g.due() == 21 and g.chars_since_decision == len(SPEECH)  # the speech waits for the whole
+    g.heard_piece(joined=True, more=True, now=20.5)  # the rest came: the whole would still show, and waits on
+    assert g.decide([c("b", 0.9)], 20.5).reason == "not_enough_speech" and g.due() == 21.5
+    g.sentence_due = None  # its moment came (the live loop's release): the sentence is decided as a line
     assert g.decide([c("b", 0.9)], 21.5).show
+    g.heard_piece(joined=True, more=True, now=30)
+    g.hear(SPEECH)
+    assert g.decide([], 30).reason == "no_candidate" and g.due() is None  # quiet: it stands, nothing waits
     g.heard_piece(joined=True, more=False, now=40)  # a piece ending its sentence is decided at once
-    assert g.sentence_due is None and g.due() is None
+    g.hear(SPEECH)
+    assert g.decide([c("x", 0.9)], 40).show
 
 
 def test_no_sentence_wait_when_it_is_off():
     g = gate(sentence_wait_s=0)
     g.heard_piece(joined=True, more=True, now=0)
-    assert g.sentence_due is None and g.cut
+    g.hear(SPEECH)
+    assert g.cut and g.decide([c("a", 0.9)], 0).show
 
 
 def test_a_partial_of_the_rest_keeps_the_sentence_waiting_and_one_past_it_ends_the_wait():
