@@ -50,8 +50,9 @@ READ_S = 6.0
 #: How long a caption stays up unless a new story displaces it.
 DISPLAY_LOCK_S = 10.0
 #: How long a recogniser's piece that would put a caption up while its sentence may go on waits for the rest
-#: of it. Endpointers cut at a short pause (Azure's default segmentation silence is 500 ms) and stream the
-#: next words as partials as soon as the speaker goes on; each partial restarts the wait
+#: of it. Endpointers cut at a short pause (half a second of silence by default in ZEGOCLOUD's ASR
+#: segmentation and Microsoft's speech recogniser's CompleteTimeout) and stream the next words as partials
+#: as soon as the speaker goes on; each partial restarts the wait
 #: (`SessionGate.heard_partial`), so it only spans the pause. Every tenth of a second is a tenth the
 #: caption is late, and at a table's pace a caption late holds the next meme back: chosen from 0.6 and 1.0 s
 #: with each festival night left out (the shorter on a tie), docs/relevance.md, "A sentence is decided whole".
