@@ -100,6 +100,8 @@ class DecisionOut(BaseModel):
     at: float
     # present only when the caption took the display from another: clients read it as present-or-absent
     replaced: ReplacedOut | None = Field(default=None, exclude_if=lambda replaced: replaced is None)
+    # present only on a caption of a story held back from an earlier line: the seconds it waited for the display
+    held_s: float | None = Field(default=None, exclude_if=lambda held_s: held_s is None)
 
     @classmethod
     def of(cls, decision: Decision) -> DecisionOut:

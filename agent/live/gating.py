@@ -128,12 +128,17 @@ class Decision:
     at: float = 0.0
     replaced: str | None = None  # "replaced": the caption it took the display from, as its story key
     replaced_topic: str | None = None  # ... and its topic id
+    # a caption of a story held back from an earlier line while the caption before it was read: how long it
+    # waited (None for a caption of the line's own), so a record tells a late caption from the line's own
+    held_s: float | None = None
 
     def public(self) -> dict[str, object]:
         out: dict[str, object] = {"show": self.show, "reason": self.reason, "topic_id": self.topic_id,
                                   "score": self.score, "detail": self.detail, "at": self.at}
         if self.replaced is not None:
             out["replaced"] = {"story": self.replaced, "topic_id": self.replaced_topic}
+        if self.held_s is not None:
+            out["held_s"] = round(self.held_s, 3)
         return out
 
 
@@ -321,13 +326,14 @@ class SessionGate:
             return Decision(show=False, reason="duplicate", topic_id=best.topic_id, score=best.score, at=now,
                             detail=f"shown within the last {p.dedupe_window_s:g}s")
         top = fresh[0]
-        waited = self._waited(top, now)
+        held_s = self._held_s(top, now)
+        waited = "" if held_s is None else f"; held back {held_s:.1f}s while the caption before it was read"
         if on_screen is not None:
             held, kind = self._holds(on_screen, top, now)
             if held:
                 # a different story waits for the display: it would have replaced the caption but for its
                 # reading time, or goes up once the stronger caption's time on screen ends
-                if kind != "same" and not waited:
+                if kind != "same" and held_s is None:
                     self.held_back = (top, now)
                 return Decision(show=False, reason="display_locked", topic_id=top.topic_id, score=top.score, at=now,
                                 detail=held)
@@ -337,7 +343,8 @@ class SessionGate:
             detail = f"replaced {on_screen.topic_id} (story {on_screen.story}) after {now - self.last_shown_at:.1f}s"
             self._show(top, now)
             return Decision(show=True, reason="replaced", topic_id=top.topic_id, score=top.score, at=now,
-                            detail=detail + waited, replaced=on_screen.story, replaced_topic=on_screen.topic_id)
+                            detail=detail + waited, replaced=on_screen.story, replaced_topic=on_screen.topic_id,
+                            held_s=held_s)
         if now - self.last_shown_at < p.cooldown_s:
             return Decision(show=False, reason="cooldown", topic_id=top.topic_id, score=top.score, at=now,
                             detail=f"{p.cooldown_s - (now - self.last_shown_at):.1f}s of cooldown left")
@@ -345,7 +352,7 @@ class SessionGate:
             return wait
         self._show(top, now)
         return Decision(show=True, reason="shown", topic_id=top.topic_id, score=top.score, at=now,
-                        detail=waited.lstrip("; "))
+                        detail=waited.lstrip("; "), held_s=held_s)
 
     def _unfinished(self, top: Candidate, now: float, open_until: float | None, chars: int) -> Decision | None:
         """A caption a piece of a sentence would put up waits for the rest of the sentence (`heard_piece`): the
@@ -357,11 +364,11 @@ class SessionGate:
         return Decision(show=False, reason="not_enough_speech", topic_id=top.topic_id, score=top.score, at=now,
                         detail=f"the sentence may go on: decided whole in {open_until - now:.1f}s")
 
-    def _waited(self, top: Candidate, now: float) -> str:
-        """For the decision record: `top` is the story held back from an earlier line."""
+    def _held_s(self, top: Candidate, now: float) -> float | None:
+        """How long `top` has waited, when it is the story held back from an earlier line (None: it is not)."""
         if self.held_back is None or self.held_back[0].topic_id != top.topic_id:
-            return ""
-        return f"; held back {now - self.held_back[1]:.1f}s while the caption before it was read"
+            return None
+        return now - self.held_back[1]
 
     def _holds(self, on_screen: Candidate, top: Candidate, now: float) -> tuple[str, Holding]:
         """Why the caption on screen keeps the display from `top` ("" when `top` replaces it: a

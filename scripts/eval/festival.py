@@ -304,7 +304,7 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                                                   else float("inf"))
                 # what fell due is the sentence's own decision when the recogniser's last piece waited for
                 # more of it, else a story held back while a caption was read: only that is a late caption
-                by_clock = bool(late.captions and not result.captions) and "held back" in late.decision.detail
+                by_clock = bool(late.captions and not result.captions) and late.decision.held_s is not None
                 if late.decision is not None and not result.captions and (
                         late.captions or result.decision is None or result.decision.reason == "not_enough_speech"):
                     result = late

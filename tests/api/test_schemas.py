@@ -12,7 +12,7 @@ from agent.live.gating import Decision
 DECISIONS = [
     Decision(show=True, reason="shown", topic_id="weibo:robot", score=0.4172, detail="cleared the bar", at=1.5e9),
     Decision(show=True, reason="replaced", topic_id="weibo:a", score=0.61, detail="held back", at=12.25,
-             replaced="c-7", replaced_topic="baidu:b"),
+             replaced="c-7", replaced_topic="baidu:b", held_s=3.5),
     Decision(show=False, reason="not_enough_speech", at=3.0),
 ]
 
@@ -23,6 +23,7 @@ def test_a_decision_reads_as_it_always_has(decision: Decision) -> None:
     typed = DecisionOut.of(decision)
     assert json.dumps(typed.model_dump(mode="json")) == json.dumps(decision.public())
     assert ("replaced" in typed.model_dump(mode="json")) is (decision.replaced is not None)
+    assert ("held_s" in typed.model_dump(mode="json")) is (decision.held_s is not None)
 
 
 def test_the_socket_frame_carries_the_same_decision() -> None:

@@ -94,6 +94,7 @@ def test_a_meme_held_back_goes_up_by_itself_once_the_caption_before_it_is_read()
     g.hear(SPEECH)
     d = g.decide([], 6, release=True)
     assert d.show and d.reason == "replaced" and d.topic_id == "b" and "held back 3.0s" in d.detail
+    assert d.held_s == 3.0 and d.public()["held_s"] == 3.0  # the record says it is a late caption, and how late
     assert g.due() is None and g.chars_since_decision == len(SPEECH)
     assert g.decide([], 7, release=True).reason == "no_candidate"  # nothing waits: nothing goes up
 

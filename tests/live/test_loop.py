@@ -66,6 +66,7 @@ async def test_the_last_meme_of_a_conversation_goes_up_when_the_caption_before_i
     assert await runtime.live.release(session, before=due) == LiveResult()  # a line said then comes first
     late = await runtime.live.release(session, before=9.0)
     assert late.decision is not None and late.decision.reason == "replaced" and late.decision.at == due
+    assert late.decision.held_s == pytest.approx(due - 3.0)  # waited from the line that said it
     assert runtime.index.story_key(late.decision.topic_id) == second_story
     assert late.caption is not None and late.caption is session.last_caption
     assert await runtime.live.release(session, before=100.0) == LiveResult()  # once
