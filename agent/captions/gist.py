@@ -2,9 +2,12 @@
 
 A title names a meme (a host "穿帮"); the wearer needs what happened. The gist is, in order:
 
-1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first,
-   without what the platform puts before every item that night: an opening clause or sentence that
-   opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
+1. a sentence of a member's own summary (Baidu `desc`, Zhihu excerpt), the matched item's first, then the
+   members whose titles share most with the matched title (a story grown from one person's name holds each
+   of their moments of the night, and the other moment's summary names the person too); another member's
+   sentence that names one of a duo the matched title names and not the other tells the moment of the one it
+   keeps (`_keeps`). Each without what the platform puts before every item that night: an opening
+   clause or sentence that opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
    item (`Openers` counts them from the held lists; nothing here names a day). A summary that shares
    no term with any title of the story is about something else: a Zhihu question's excerpt is often
    its asker's own musing ("这应该跟…一样吧"), not what happened. One that names the story in any
@@ -32,6 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
+from ..ranking.names_said import people_in
 from ..ranking.stopwords import ZH_STOP_BIGRAMS
 from ..text import han_bigrams
 
@@ -118,11 +122,18 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     """The line that says what `topic`'s story is (see the module), or None. `occasion`: the
     occasion words of the held lists; `akin`: the entries of its own list tied to it, outside its story."""
     known = set(han_bigrams(topic.title))
-    ordered: Iterable[_Item] = [topic, *(m for m in members if m is not topic)]
+    own = _past(topic.title, occasion) - ZH_STOP_BIGRAMS
+    # the members nearest the matched title first (heat order within a tie): a story of one person's two
+    # moments of a night holds both, and the other moment's summary names the person too
+    others = sorted((m for m in members if m is not topic), key=lambda m: -len(own & _past(m.title, occasion)))
+    ordered: Iterable[_Item] = [topic, *others]
     # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
     titled = set().union(*(_past(m.title, occasion) for m in [topic, *members])) - ZH_STOP_BIGRAMS
+    people = people_in(topic.title)
     for item in ordered:
         sentences = _own_sentences(item, repeated)
+        if item is not topic:  # another member's sentence keeps everyone the matched title names, or none
+            sentences = [s for s in sentences if _keeps(people, item.title + s)]
         naming = [bool(_past(s, occasion) & titled) for s in sentences]
         # a summary naming the story somewhere is about it throughout, but where a sentence says only the night
         on_story = any(naming)
@@ -132,6 +143,17 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
             if names or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
     return _best_title(topic, members, known) or _best_title(topic, akin, known)
+
+
+def _keeps(people: Collection[str], text: str) -> bool:
+    """Whether `text` names all of `people` (the matched title's) or none of them, each by a bigram of the name:
+    the tagger may cut a name with the next word's first character (李大伟春 of 李大伟春晚). A story grown from one
+    person's name holds each of their moments of the night, and a text keeping one of a duo the headline names
+    and dropping the other (the film one of them acted in alone, under the duo's sketch) tells the moment of the
+    one it keeps. A text naming none of them tells the story in other words (the group's name, what happened)."""
+    grams = set(han_bigrams(text))
+    named = sum(bool(grams & set(han_bigrams(person))) for person in people)
+    return named in (0, len(people))
 
 
 def _best_title(topic: _Item, others: Sequence[_Item], known: set[str]) -> str | None:

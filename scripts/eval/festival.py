@@ -23,8 +23,9 @@ Scored as the set's README says:
 * greeting: any caption is counted apart (a festival greeting tells the wearer nothing);
 * gist: a hit carries the gist when the caption's lines beyond the title and its meta line share
   at least `GIST_TERMS` of the gist's terms that the matched title does not hold;
-* gist off: a hit whose caption ends on the title of another list entry that is not one of the meme's
-  items (the set's README: the items are every entry about the meme), so it tells of something else.
+* gist off: a hit whose caption ends on the title, or a piece of the summary, of another list entry that
+  is not one of the meme's items (the set's README: the items are every entry about the meme), so it
+  tells of something else.
 
 A replacement that puts up a hit is the display yielding; any other replacement is flicker.
 `--dinners` also says the demo's two synthetic dinners (agent/synthetic/conversations) on the
@@ -161,9 +162,13 @@ def body_lines(caption: dict[str, Any]) -> list[str]:
     return lines[i + 1:]  # the line after the title is the meta line (platforms, ranks, heat)
 
 
-def told_by(caption: dict[str, Any], listed: dict[str, str | None]) -> list[str | None]:
+def told_by(caption: dict[str, Any], listed: dict[str, str | None],
+            summaries: dict[str, str | None] | None = None) -> list[str | None]:
     """For each line beyond the title and meta line that is another list entry's title (whole, or cut
-    to the display's width with "…"), the trend that entry is labelled under (None: no labelled meme)."""
+    to the display's width with "…"), the trend that entry is labelled under (None: no labelled meme).
+    `summaries` (each list entry's summary, and its trend): a last line that is none of them but a piece of a
+    summary, read across the display's wrapped lines, is told by that entry, the meme it is labelled under.
+    A story of two memes of one person takes its gist from the other one's summary as readily as its title."""
     out: list[str | None] = []
     for line in body_lines(caption):
         text = norm(line.rstrip("…"))
@@ -172,6 +177,11 @@ def told_by(caption: dict[str, Any], listed: dict[str, str | None]) -> list[str 
             if text and (title == text or (cut and title.startswith(text))):
                 out.append(trend)
                 break
+    if not out and summaries:
+        said = norm("".join(line.rstrip().rstrip("…") for line in body_lines(caption)))
+        told = next((trend for text, trend in summaries.items() if said and said in text), "")
+        if told != "":
+            out.append(told)
     return out
 
 
@@ -289,6 +299,9 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
         # every title the lists hold, with the trend it is labelled under (None: about no labelled meme)
         listed = {norm(row.topic.title): trend_of.get((row.topic.source, norm(row.topic.title)))
                   for row in stored.values()}
+        # every summary the lists hold, with its entry's trend: a gist may be another entry's own text
+        summaries = {norm(row.topic.summary): trend_of.get((row.topic.source, norm(row.topic.title)))
+                     for row in stored.values() if row.topic.summary}
         out = []
         for conv in devset["conversations"]:
             session, _ = runtime.sessions.create(args.profile)
@@ -322,7 +335,7 @@ async def hear_conversations(args: argparse.Namespace, devset: dict[str, Any]) -
                     if row is not None:
                         about = trend_of.get((row.topic.source, norm(row.topic.title)))
                         caption["source"], caption["title"] = row.topic.source, row.topic.title
-                        caption["told_by"] = told_by(caption, listed)
+                        caption["told_by"] = told_by(caption, listed, summaries)
                 heard.append(Heard(line, decision, caption, about, by_clock))
             out.append(heard)
         return out, len(stored)
@@ -483,7 +496,7 @@ def print_tables(result: dict[str, Any]) -> None:
     print(f"festival {result['day']} ({', '.join(result['lists'])}): {result['topics']} topics indexed, "
           f"lines {result['gap_s']:g} s apart, one session per conversation, profile {result['profile']}"
           + (f"; {unlisted} trend lines about no item of these lists left out" if unlisted else "") + "\n")
-    print("| conversation | lang | trend hits | of them by the clock | gist on hits | another entry's title as gist "
+    print("| conversation | lang | trend hits | of them by the clock | gist on hits | another entry's words as gist "
           "| repeats on cont | small talk captioned | greetings captioned | other wrong captions "
           "| replacements (of them hits) |\n|---|---|---|---|---|---|---|---|---|---|---|")
 

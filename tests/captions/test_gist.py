@@ -108,3 +108,32 @@ def test_a_title_of_the_items_own_list_tied_to_it_is_the_gist_when_nothing_else_
     assert gist(lead, [lead, other], lambda _s, _o: False, akin=akin) == other.title
     # an entry that adds nothing the title lacks is no gist
     assert gist(lead, [lead], lambda _s, _o: False, akin=[topic("douyin", "4", "林夏接仙气")]) is None
+
+
+def test_the_member_nearest_the_matched_title_tells_its_story_first() -> None:
+    """Synthetic. A story of one host's two moments of a night: the hotter member's summary is about the other
+    moment and names the host too; the member whose title says what the matched one does tells the gist."""
+    lead = topic("douyin", "d", "某主持人蜡笔小新眉毛又火了")
+    ages = topic("baidu", "a", "某主持人和搭档加起来100岁了",
+                 summary="晚会上，主持人某主持人与搭档读到网友留言：两位老师年龄加起来正好100岁。")
+    brows = topic("baidu", "b", "某主持人依旧蜡笔小新眉毛",
+                  summary="晚会现场，某主持人的蜡笔小新眉毛又出现了，网友期待他戴生肖帽。")
+    assert gist(lead, [lead, ages, brows], lambda _s, _o: False) == brows.summary
+    # with no nearer member, the hotter one's summary that names the story is still its gist
+    assert gist(lead, [lead, ages], lambda _s, _o: False) == ages.summary
+
+
+def test_a_summary_keeping_one_of_the_duo_a_headline_names_is_the_other_moments() -> None:
+    """Synthetic (invented names). A story grown from one comedian's name holds the duo's sketch and the short film
+    he acted in alone: the film's summary names him and not his partner, so the sketch's caption says what a title
+    of the sketch says instead."""
+    lead = topic("douyin", "d", "张小明和李大伟做蹲起")
+    film = topic("baidu", "f", "张小明餐馆小哥转身那滴泪",
+                 summary="张小明在开场短片中扮演餐馆小哥，转身那滴泪感动着每个异乡的游子。")
+    sketch = topic("zhihu", "z", "如何评价张小明李大伟表演的相声？")
+    assert gist(lead, [lead, film, sketch], lambda _s, _o: False) == sketch.title
+    # a summary naming both, or neither (what happened, in other words), still tells it
+    both = topic("baidu", "b", "张小明李大伟相声", summary="张小明和李大伟在相声里一起做蹲起，台下笑成一片。")
+    assert gist(lead, [lead, film, both], lambda _s, _o: False) == both.summary
+    neither = topic("baidu", "n", "相声做蹲起", summary="两位相声演员在台上一起做蹲起，台下笑成一片。")
+    assert gist(lead, [lead, neither], lambda _s, _o: False) == neither.summary

@@ -102,6 +102,21 @@ def test_a_caption_ending_on_another_entrys_title_is_counted_off_its_meme() -> N
     assert festival.told_by(said, listed) == []  # a summary's sentence is the item's own text, no entry's title
 
 
+def test_a_caption_ending_on_another_memes_summary_is_counted_off_its_meme() -> None:
+    """Synthetic titles and summaries. A last line that is a piece of an entry's summary, wrapped over the display's
+    lines, is told by that entry: one of another meme (a person's other moment of the night) is off."""
+    festival = replays.festival
+    listed = {"某主持人眉毛又火了": "brows", "某主持人和搭档加起来100岁了": "ages"}
+    summaries = {"今晚舞台上，某主持人与搭档读到网友留言：两位老师年龄加起来正好100岁。": "ages",
+                 "某主持人的眉毛又出现了。": "brows"}
+    other = {"title": "某主持人眉毛又火了", "lines": ["某主持人眉毛又火了", "新 抖音#9", "某主持人与搭档读到网友留",
+                                                  "言：两位老师年龄加起来正好100岁。"]}
+    own = {"title": "某主持人眉毛又火了", "lines": ["某主持人眉毛又火了", "新 抖音#9", "某主持人的眉毛又出现了。"]}
+    assert festival.told_by(other, listed, summaries) == ["ages"] and festival.off_gist({"told_by": ["ages"]}, "brows")
+    assert festival.told_by(own, listed, summaries) == ["brows"]
+    assert festival.told_by(own, listed) == []  # without the summaries, only titles tell
+
+
 def test_a_file_that_is_not_a_run_is_one_line_not_a_traceback(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
