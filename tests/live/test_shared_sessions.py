@@ -232,7 +232,9 @@ def test_a_held_back_caption_goes_up_on_the_other_instance_when_the_one_that_hea
                 break
             time.sleep(0.05)
         assert shown is not None and shown.topic_id == held["decision"]["topic_id"]
-        # recorded as the session's like any other caption: "replaced", with the wait in its record
+        # recorded as the session's like any other caption, with the wait in its record: "replaced" when the first
+        # caption was still up, "shown" when it had faded while instance A stopped (a loaded machine takes seconds)
         items = b.get(f"/v1/sessions/{s['id']}/captions", headers=AUTH).json()["items"]
         last = items[-1]["decision"]
-        assert last["reason"] == "replaced" and last["topic_id"] == shown.topic_id and "held back" in last["detail"]
+        assert last["reason"] in ("replaced", "shown") and last["topic_id"] == shown.topic_id
+        assert "held back" in last["detail"]
