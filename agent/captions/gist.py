@@ -123,12 +123,12 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     occasion words of the held lists; `akin`: the entries of its own list tied to it, outside its story."""
     known = set(han_bigrams(topic.title))
     own = _past(topic.title, occasion) - ZH_STOP_BIGRAMS
+    past = [(m, _past(m.title, occasion)) for m in members if m is not topic]  # each headline read once
     # the members nearest the matched title first (heat order within a tie): a story of one person's two
     # moments of a night holds both, and the other moment's summary names the person too
-    others = sorted((m for m in members if m is not topic), key=lambda m: -len(own & _past(m.title, occasion)))
-    ordered: Iterable[_Item] = [topic, *others]
+    ordered: Iterable[_Item] = [topic, *(m for m, _ in sorted(past, key=lambda mp: -len(own & mp[1])))]
     # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
-    titled = set().union(*(_past(m.title, occasion) for m in [topic, *members])) - ZH_STOP_BIGRAMS
+    titled = own.union(*(grams for _, grams in past)) - ZH_STOP_BIGRAMS
     people = people_in(topic.title)
     for item in ordered:
         sentences = _own_sentences(item, repeated)
