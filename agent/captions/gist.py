@@ -37,6 +37,7 @@ from typing import Protocol
 
 from ..ranking.names_said import people_in
 from ..ranking.stopwords import ZH_STOP_BIGRAMS
+from ..stories.terms import speaker_of
 from ..text import han_bigrams
 
 __all__ = ["MIN_NEW_TERMS", "OPENER_REPEATS", "Openers", "gist", "openers"]
@@ -131,6 +132,8 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     titled = own.union(*(grams for _, grams in past)) - ZH_STOP_BIGRAMS
     people = people_in(topic.title)
     for item in ordered:
+        if item is not topic and _quotes_another(item, known):
+            continue
         sentences = _own_sentences(item, repeated)
         if item is not topic:  # another member's sentence keeps everyone the matched title names, or none
             sentences = [s for s in sentences if _keeps(people, item.title + s)]
@@ -142,7 +145,15 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
                 continue
             if names or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
-    return _best_title(topic, members, known) or _best_title(topic, akin, known)
+    told = [m for m in members if not _quotes_another(m, known)]
+    return _best_title(topic, told, known) or _best_title(topic, akin, known)
+
+
+def _quotes_another(item: _Item, known: set[str]) -> bool:
+    """Whether `item`'s headline opens with a speaker (某主持人：…) the matched title (`known`: its bigrams) does not
+    name: what someone said of the story's subject is a moment of their own, not what the matched item is."""
+    speaker = speaker_of(item.title)
+    return bool(speaker) and not speaker & known
 
 
 def _keeps(people: Collection[str], text: str) -> bool:

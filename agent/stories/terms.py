@@ -179,3 +179,9 @@ def story_terms(title: str) -> StoryTerms:
     terms -= speaker_terms
     terms |= local
     return StoryTerms(frozenset(terms), frozenset(speaker_terms), frozenset(quantities), speaker)
+
+
+@cache
+def speaker_of(title: str) -> frozenset[str]:
+    """The terms of the speaker `title` opens with (外交部 of "外交部回应…"), none when it opens with no speaker."""
+    return story_terms(title).speaker

@@ -37,8 +37,8 @@ def test_an_opening_only_one_summary_has_stays() -> None:
 
 def test_without_a_summary_another_platforms_title_that_adds_something_is_the_gist() -> None:
     lead = topic("weibo", "w", "主持人穿帮")
-    members = [lead, topic("douyin", "d", "主持人穿帮"), topic("baidu", "b", "撒贝宁：主持人扑克牌全国唯一没对上")]
-    assert gist(lead, members, lambda _s, _o: False) == "撒贝宁：主持人扑克牌全国唯一没对上"
+    members = [lead, topic("douyin", "d", "主持人穿帮"), topic("baidu", "b", "主持人扑克牌全国唯一没对上")]
+    assert gist(lead, members, lambda _s, _o: False) == "主持人扑克牌全国唯一没对上"
     # a title saying nothing new is no gist
     assert gist(lead, members[:2], lambda _s, _o: False) is None
 
@@ -137,3 +137,18 @@ def test_a_summary_keeping_one_of_the_duo_a_headline_names_is_the_other_moments(
     assert gist(lead, [lead, film, both], lambda _s, _o: False) == both.summary
     neither = topic("baidu", "n", "相声做蹲起", summary="两位相声演员在台上一起做蹲起，台下笑成一片。")
     assert gist(lead, [lead, neither], lambda _s, _o: False) == neither.summary
+
+
+def test_what_someone_said_of_the_story_is_not_the_gist_of_another_member() -> None:
+    """Synthetic (invented names). A story of one host's cards holds another host's quip about them, a headline that
+    opens with its speaker ("李大伟：…"): its summary and its title are what he said, not what the matched item is,
+    so the gist is another member's title. The quote itself, or a title that names its speaker, still takes it."""
+    lead = topic("weibo", "w", "小明你撒谎")
+    quip = topic("baidu", "q", "李大伟：小明扑克牌全国唯一没对上",
+                 summary="在魔术表演结束后，李大伟现挂：小明扑克牌全国唯一没对上。网友：今晚第一爆笑！")
+    sweat = topic("weibo", "s", "汗流浃背了吧小明")
+    assert gist(lead, [lead, quip, sweat], lambda _s, _o: False) == sweat.title
+    assert gist(lead, [lead, quip], lambda _s, _o: False) is None
+    assert gist(quip, [quip, lead, sweat], lambda _s, _o: False) == quip.summary.split("。")[0] + "。"
+    named = topic("douyin", "n", "李大伟说小明的牌")
+    assert gist(named, [named, quip], lambda _s, _o: False) is not None

@@ -54,6 +54,26 @@ def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() 
         ["douyin:a", "baidu:c"]
 
 
+def test_a_line_about_the_subject_is_not_shown_what_someone_said_of_it() -> None:
+    """Synthetic: a story of one host's cards holds what another host said of them ("李大伟：…"), whose headline
+    shares most of the line's words. A line that does not name that speaker is about the cards: the member about
+    them that shares a word of the line is shown. A line naming the speaker gets the quote; and where no other
+    member shares a word, the quote still stands for its story."""
+    titles = [("baidu", "a", "李大伟：小明扑克牌全国唯一没对上"), ("weibo", "b", "汗流浃背了吧小明"),
+              ("douyin", "c", "小明魔术穿帮")]
+    raw = []
+    for n, (source, item, title) in enumerate(titles):
+        t = Topic(source=source, item_id=item, title=title)
+        raw.append(Ranked(id=t.id, topic=t, score=0.6 - n / 10, components={}))
+    story = Story("c-1", tuple(r.topic for r in raw), 0.0, ("baidu", "weibo", "douyin"))
+    story_of = {t.id: story for t in story.members}
+    picked = one_per_story(raw, story_of, 1, said="刚才那个魔术，就小明一个人的牌没对上，笑死我了")
+    assert [r.id for r in picked] == ["douyin:c"] and picked[0].score == raw[0].score
+    assert [r.id for r in one_per_story(raw, story_of, 1, said="李大伟说小明的牌全国唯一没对上")] == ["baidu:a"]
+    assert [r.id for r in one_per_story(raw[:1] + raw[1:2], story_of, 1, said="全国唯一没对上的那张牌")] == \
+        ["baidu:a"]
+
+
 def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
     topics = [Topic(source="weibo", item_id="w1", title="华为发布Mate70系列 售价5499元起"),
               Topic(source="baidu", item_id="b1", title="华为Mate70系列正式发布 5499元起"),
