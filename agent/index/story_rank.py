@@ -19,6 +19,7 @@ from agent.ranking.scoring import Channel
 from agent.stories.grouping import StoryIndex, background_of, link_model_for
 from agent.stories.linking import Story
 from agent.stories.terms import speaker_of
+from agent.text import is_han
 
 __all__ = ["STORY_FANOUT", "StoryRanking", "one_per_story"]
 
@@ -67,9 +68,11 @@ def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str],
     titles = [m.topic.title for m in members]
     telling = [w for w in chinese if 2 * sum(w in t for t in titles) <= len(titles)]
     shared = [len(said.intersection(tokenize(t))) + sum(w in t for w in telling) for t in titles]
-    # a headline that opens with its speaker (某主持人：…) tells what they said of the subject; a line that does not
-    # name them is about the subject, which another member sharing the line's words tells
-    quoted = [bool(sp) and not (sp & said) for sp in map(speaker_of, titles)]
+    # a headline that opens with its speaker (某主持人：…) tells what they said of the subject; a Chinese line that
+    # does not name them is about the subject, which another member sharing the line's words tells (an English line
+    # names a speaker through the bridges, which this reading does not hold: it keeps its pick)
+    chinese_line = any(is_han(t[0]) for t in said)
+    quoted = [chinese_line and bool(sp) and not (sp & said) for sp in map(speaker_of, titles)]
     top = max(range(len(members)), key=lambda i: (shared[i] > 0 and not quoted[i], shared[i], -i))
     chosen = members[top]
     return best if chosen is best else replace(chosen, score=best.score)

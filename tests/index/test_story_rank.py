@@ -32,6 +32,15 @@ def test_each_story_once_at_its_best_member_in_the_rankers_order() -> None:
     assert one_per_story(raw, story_of, 1) == raw[:1]
 
 
+def ranked(titles: list[tuple[str, str, str]]) -> list[Ranked]:
+    """(source, item, title) ranked in that order, best first."""
+    out = []
+    for n, (source, item, title) in enumerate(titles):
+        t = Topic(source=source, item_id=item, title=title)
+        out.append(Ranked(id=t.id, topic=t, score=0.6 - n / 10, components={}))
+    return out
+
+
 def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() -> None:
     """Synthetic: the window's older lines put the robots story's chatbot item first; the line just said names
     the drunken-fist act of another member, which the caption shows, at the story's score (what the gate
@@ -39,10 +48,7 @@ def test_the_line_just_said_picks_the_storys_item_the_window_picked_the_story() 
     "drunken fist"); the robots both items hold tell neither apart, and then the best-scored member stays."""
     titles = [("douyin", "a", "大模型接上晚会机器人了"), ("baidu", "b", "机器人再登晚会 表演醉拳帅到起飞"),
               ("baidu", "c", "烟花秀今晚开始")]
-    raw = []
-    for n, (source, item, title) in enumerate(titles):
-        t = Topic(source=source, item_id=item, title=title)
-        raw.append(Ranked(id=t.id, topic=t, score=0.6 - n / 10, components={}))
+    raw = ranked(titles)
     story = Story("c-1", (raw[0].topic, raw[1].topic), 0.0, ("douyin", "baidu"))
     story_of = {t.id: story for t in story.members}
     picked = one_per_story(raw, story_of, 2, said="刚才那帮机器人打醉拳你们看见没")
@@ -61,10 +67,7 @@ def test_a_line_about_the_subject_is_not_shown_what_someone_said_of_it() -> None
     member shares a word, the quote still stands for its story."""
     titles = [("baidu", "a", "李大伟：小明扑克牌全国唯一没对上"), ("weibo", "b", "汗流浃背了吧小明"),
               ("douyin", "c", "小明魔术穿帮")]
-    raw = []
-    for n, (source, item, title) in enumerate(titles):
-        t = Topic(source=source, item_id=item, title=title)
-        raw.append(Ranked(id=t.id, topic=t, score=0.6 - n / 10, components={}))
+    raw = ranked(titles)
     story = Story("c-1", tuple(r.topic for r in raw), 0.0, ("baidu", "weibo", "douyin"))
     story_of = {t.id: story for t in story.members}
     picked = one_per_story(raw, story_of, 1, said="刚才那个魔术，就小明一个人的牌没对上，笑死我了")
@@ -72,6 +75,8 @@ def test_a_line_about_the_subject_is_not_shown_what_someone_said_of_it() -> None
     assert [r.id for r in one_per_story(raw, story_of, 1, said="李大伟说小明的牌全国唯一没对上")] == ["baidu:a"]
     assert [r.id for r in one_per_story(raw[:1] + raw[1:2], story_of, 1, said="全国唯一没对上的那张牌")] == \
         ["baidu:a"]
+    # an English line names a speaker through the bridges, which the pick does not read: its pick stands
+    assert [r.id for r in one_per_story(raw, story_of, 1, said="the other host joked about his cards")] == ["baidu:a"]
 
 
 def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
