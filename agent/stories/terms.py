@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from agent.ranking.bridges import dictionary
 from agent.stories.calendar_words import calendar_names
@@ -181,7 +181,7 @@ def story_terms(title: str) -> StoryTerms:
     return StoryTerms(frozenset(terms), frozenset(speaker_terms), frozenset(quantities), speaker)
 
 
-@cache
+@lru_cache(maxsize=1 << 16)  # bounded: the held headlines change every fetch, for as long as the service runs
 def speaker_of(title: str) -> frozenset[str]:
     """The terms of the speaker `title` opens with (外交部 of "外交部回应…"), none when it opens with no speaker."""
     return story_terms(title).speaker
