@@ -6,7 +6,9 @@ A title names a meme (a host "穿帮"); the wearer needs what happened. The gist
    members whose titles share most with the matched title (a story grown from one person's name holds each
    of their moments of the night, and the other moment's summary names the person too); another member's
    sentence that names one of a duo the matched title names and not the other tells the moment of the one it
-   keeps (`_keeps`). Each without what the platform puts before every item that night: an opening
+   keeps (`_keeps`). A member whose headline opens with a speaker the matched title does not name (某主持人：…)
+   tells what that speaker said, another moment: neither its summary nor its title is the gist
+   (`_quotes_another`). Each without what the platform puts before every item that night: an opening
    clause or sentence that opens several summaries of one list (a date, "X月X日晚，某晚会播出。") says nothing about one
    item (`Openers` counts them from the held lists; nothing here names a day). A summary that shares
    no term with any title of the story is about something else: a Zhihu question's excerpt is often
@@ -131,8 +133,10 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
     # what the story's headlines say, less the function words every sentence has (什么, 一个) and the night's
     titled = own.union(*(grams for _, grams in past)) - ZH_STOP_BIGRAMS
     people = people_in(topic.title)
+    told = [m for m in members if not _quotes_another(m, known)]  # the matched title names no speaker of its own
+    heard = {id(m) for m in told}
     for item in ordered:
-        if item is not topic and _quotes_another(item, known):
+        if item is not topic and id(item) not in heard:
             continue
         sentences = _own_sentences(item, repeated)
         if item is not topic:  # another member's sentence keeps everyone the matched title names, or none
@@ -145,7 +149,6 @@ def gist(topic: _Item, members: Sequence[_Item], repeated: Callable[[str, str], 
                 continue
             if names or (on_story and not any(w in sentence for w in occasion)):
                 return sentence
-    told = [m for m in members if not _quotes_another(m, known)]
     return _best_title(topic, told, known) or _best_title(topic, akin, known)
 
 
