@@ -56,7 +56,29 @@ def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k
         out.append(r)
         if len(out) == top_k:
             break
-    return out
+    return _subject_first(out, own)
+
+
+def _quotes_unnamed(title: str, said: set[str]) -> bool:
+    """Whether `title` opens with a speaker (某主持人：…) that a Chinese line (`said`: its terms) does not name: it
+    tells what that speaker said of the subject, a moment of their own. An English line names a speaker only
+    through the bridges, which this reading does not hold."""
+    speaker = speaker_of(title)
+    return bool(speaker) and not (speaker & said) and any(is_han(t[0]) for t in said)
+
+
+def _subject_first(out: list[Ranked], said: set[str]) -> list[Ranked]:
+    """The stories in order, but for a first one told by what someone the line does not name said of the subject,
+    when a later one shares a word of the line and quotes no one: that one is what the line is about, at the first
+    one's score. On one list a quote is a story of its own, which the members' pick (`_named_by_the_line`) cannot
+    reach."""
+    if len(out) < 2 or not said or not _quotes_unnamed(out[0].topic.title, said):
+        return out
+    other = next((i for i, r in enumerate(out[1:], 1)
+                  if said.intersection(tokenize(r.topic.title)) and not _quotes_unnamed(r.topic.title, said)), None)
+    if other is None:
+        return out
+    return [replace(out[other], score=out[0].score), *(r for i, r in enumerate(out) if i != other)]
 
 
 def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str],
@@ -68,11 +90,9 @@ def _named_by_the_line(best: Ranked, members: list[Ranked], said: set[str],
     titles = [m.topic.title for m in members]
     telling = [w for w in chinese if 2 * sum(w in t for t in titles) <= len(titles)]
     shared = [len(said.intersection(tokenize(t))) + sum(w in t for w in telling) for t in titles]
-    # a headline that opens with its speaker (某主持人：…) tells what they said of the subject; a Chinese line that
-    # does not name them is about the subject, which another member sharing the line's words tells (an English line
-    # names a speaker through the bridges, which this reading does not hold: it keeps its pick)
-    chinese_line = any(is_han(t[0]) for t in said)
-    quoted = [chinese_line and bool(sp) and not (sp & said) for sp in map(speaker_of, titles)]
+    # a Chinese line that does not name the speaker a headline opens with is about the subject, which another
+    # member sharing the line's words tells
+    quoted = [_quotes_unnamed(t, said) for t in titles]
     top = max(range(len(members)), key=lambda i: (shared[i] > 0 and not quoted[i], shared[i], -i))
     chosen = members[top]
     return best if chosen is best else replace(chosen, score=best.score)

@@ -79,6 +79,21 @@ def test_a_line_about_the_subject_is_not_shown_what_someone_said_of_it() -> None
     assert [r.id for r in one_per_story(raw, story_of, 1, said="the other host joked about his cards")] == ["baidu:a"]
 
 
+def test_on_one_list_a_line_about_the_subject_is_not_shown_what_someone_said_of_it() -> None:
+    """Synthetic: on one list the quote ("李大伟：…") is a story of its own, first for a line about the cards that
+    does not name its speaker; the next story shares a word of the line and quotes no one, so it comes first, at
+    the quote's score. A line naming the speaker keeps the quote first, and so does a line sharing no word with
+    another story; a third story quoting another speaker is not put first either."""
+    raw = ranked([("baidu", "a", "李大伟：小明扑克牌全国唯一没对上"), ("baidu", "b", "王小红：今晚的魔术太神了"),
+                  ("baidu", "c", "小明魔术穿帮"), ("baidu", "d", "烟花秀今晚开始")])
+    alone: dict[str, Story] = {}
+    picked = one_per_story(raw, alone, 3, said="刚才那个魔术，就小明一个人的牌没对上，笑死我了")
+    assert [r.id for r in picked] == ["baidu:c", "baidu:a", "baidu:b"] and picked[0].score == raw[0].score
+    assert [r.id for r in one_per_story(raw, alone, 3, said="李大伟说小明的牌全国唯一没对上")][0] == "baidu:a"
+    assert [r.id for r in one_per_story(raw, alone, 3, said="全国唯一没对上的那张牌")][0] == "baidu:a"
+    assert [r.id for r in one_per_story(raw, alone, 3, said="the other host joked about his cards")][0] == "baidu:a"
+
+
 def test_grouped_ranking_holds_the_stories_the_service_would_form() -> None:
     topics = [Topic(source="weibo", item_id="w1", title="华为发布Mate70系列 售价5499元起"),
               Topic(source="baidu", item_id="b1", title="华为Mate70系列正式发布 5499元起"),
