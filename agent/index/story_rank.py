@@ -36,7 +36,8 @@ def one_per_story(ranked: Iterable[Ranked], story_of: Mapping[str, Story], top_k
     names which of its items to show: the member whose title shares the most of its terms, the best-scored
     on a tie, at the story's score. In a window the older lines weigh in, so a story of the Gala's robots
     led with the item about a chatbot driving them while the line said "醉拳" of another member
-    (docs/relevance.md, "The line just said picks the story's item")."""
+    (docs/relevance.md, "The line just said picks the story's item"). With a Chinese line, a first story told by a
+    quote of someone the line does not name gives way to a later one about the subject (`_subject_first`)."""
     ranked = list(ranked)
     own = set(tokenize(said)) if said else set()
     # an English line shares no term with a Chinese title: what its words are in Chinese tells the items apart
