@@ -134,8 +134,10 @@ class _Dictionary:
                 target[key].append((rank, word))
                 if name and _PERSON.search(gloss):
                     self.people.add(word)
-                if name and _PERSON.search(gloss) and len(key.split()) >= 2:
-                    # "Lionel Messi (1987-)": "Messi" alone names him (where `finish` allows it)
+                if name and _PERSON.search(gloss) and len(key.split()) >= 2 and not _romanised(key, pinyin):
+                    # "Lionel Messi (1987-)": "Messi" alone names him (where `finish` allows it). Not a Chinese
+                    # name in its pinyin ("Shu Menglan (1759-1835)"): its surname comes first, and its last word
+                    # is a given name many share, which read as English would keep the panda 萌兰 from "Menglan"
                     self._surnames[key.split()[-1]].append((rank + 1, word))
                 elif name and rank == 0 and len(key.split()) >= 2 and foreigner:
                     # "Kobe Bryant" (abbr. for 科比·布莱恩特): a foreign person's given name that names nobody
@@ -181,6 +183,11 @@ class _Dictionary:
                 done[key] = list(dict.fromkeys(w for _, w in sorted(found)))[:MAX_HEADWORDS]
         self._names.clear()
         self._words.clear()
+
+
+def _romanised(key: str, pinyin: str) -> bool:
+    """Whether an English name (`_key`ed) is its headword's own pinyin ("shu menglan" of Shu1 Meng4 lan2)."""
+    return key.replace(" ", "") == re.sub(r"[^a-z]", "", pinyin.lower())
 
 
 def _abbreviation(gloss: str) -> str:

@@ -85,6 +85,19 @@ def test_a_foreign_persons_given_name_names_them_alone() -> None:
     assert not bridge_terms("May I please speak to Robert?").text.get("cedict-name")
 
 
+async def test_the_given_name_of_a_chinese_person_in_the_dictionary_names_no_one_alone() -> None:
+    """CC-CEDICT glosses 伏明霞 "Fu Mingxia (1978-)": a Chinese name in its pinyin, surname first, so "Mingxia" is a
+    given name many share, not the surname that names her alone (as "Messi" does). Read as English it kept a
+    two-syllable name said alone from its pinyin: "Mingxia", a panda's name in a synthetic headline, reaches the
+    headline that starts with 明霞, and the whole name still names the diver."""
+    assert "伏明霞" not in bridge_terms("Mingxia the panda was dancing").text.get("cedict-name", "")
+    assert "伏明霞" in bridge_terms("Fu Mingxia won the diving gold").text["cedict-name"].split()
+    entries = ENTRIES + [("weibo", "p", "明霞龙年蹦迪")]
+    ranker = Ranker(HashEmbedder(), [Topic(source=s, item_id=i, title=t, rank=1) for s, i, t in entries])
+    found = await ranker.rank(relevance_query("Mingxia the panda was dancing for the new year", top_k=1, gate=True))
+    assert found and found[0].topic.title == "明霞龙年蹦迪" and found[0].bridge == "pinyin"
+
+
 async def test_an_english_line_naming_someone_reaches_a_short_headline_of_their_name() -> None:
     """A short title needs two of its terms to match (lexical.py); a two-character name is one bigram, so an
     English line naming 肖战 reached no "肖战龙头帽" (synthetic titles). The whole name is enough."""
