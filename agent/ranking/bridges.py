@@ -86,6 +86,7 @@ _PERSON = re.compile(r"\((?:c\. )?\d{3,4}-")  # "(1979-)": a person's years, so 
 # "Harbin, subprovincial city and capital of Heilongjiang"): the headword is a place
 _PLACE = re.compile(r"\b(?:province|Autonomous Region|municipality|(?:sub)?provincial city|prefecture-level city|"
                     r"county-level city|capital of)\b")
+_PLACE_NAME = re.compile(r"[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*)*")  # the capitalised words a place's gloss opens with
 
 
 def _key(phrase: str) -> str:
@@ -119,8 +120,12 @@ class _Dictionary:
             if m is None:
                 continue
             head = m.group(1).strip()
-            if rank == 0 and head[:1].isupper() and _PLACE.search(gloss) and 2 <= len(simplified) <= 3:
-                self.places.add(simplified)
+            if head[:1].isupper() and _PLACE.search(gloss):
+                # a place is said by its name alone: "Chengdu subprovincial city and capital of Sichuan province"
+                # and "Sichuan province (Szechuan) in southwest China" are 成都 and 四川 for "Chengdu" and "Sichuan"
+                head = named.group(0) if (named := _PLACE_NAME.match(head)) else head
+                if rank == 0 and 2 <= len(simplified) <= 3:
+                    self.places.add(simplified)
             if "(name)" in gloss or head in _CALENDAR:
                 if "(name)" in gloss:
                     self._given.add(_key(head))

@@ -74,6 +74,15 @@ def test_a_surname_read_its_own_way_and_a_given_name_that_is_a_city_read_as_the_
     assert _terms(names, "Hu Ge sang", {"sang"}) == ["胡歌"]
 
 
+def test_a_city_or_a_province_is_bridged_by_its_name_alone() -> None:
+    """CC-CEDICT glosses 成都 "Chengdu subprovincial city and capital of Sichuan province …" and 四川 "Sichuan province
+    (Szechuan) in southwest China": the whole gloss was the key, so "Chengdu" bridged to nothing and "Sichuan" to
+    巴蜀 and 川滇藏 only. A place's gloss opens with its name, and the name is what is said."""
+    made = bridge_terms("He is streaming from Chengdu tonight, the Sichuan food looks amazing").text["cedict-name"]
+    assert "成都" in made.split() and made.split().index("四川") < made.split().index("巴蜀")
+    assert "杭州" in bridge_terms("Our Hangzhou relatives brought vinegar fish").text["cedict-name"].split()
+
+
 def test_a_foreign_persons_given_name_names_them_alone() -> None:
     """CC-CEDICT has 科比 for "Kobe Bryant": "Kobe" said alone names him. A word of a longer name that is no
     person's ("Gala" of "Spring Festival Gala"), a name of its own ("Paris", not Paris Hilton) or anyone's
