@@ -86,6 +86,7 @@ _PERSON = re.compile(r"\((?:c\. )?\d{3,4}-")  # "(1979-)": a person's years, so 
 # "Harbin, subprovincial city and capital of Heilongjiang"): the headword is a place
 _PLACE = re.compile(r"\b(?:province|Autonomous Region|municipality|(?:sub)?provincial city|prefecture-level city|"
                     r"county-level city|capital of)\b")
+_WHERE = re.compile(r" (?:in|on|at|near) ")  # what follows a name in a gloss that says where it is
 _PLACE_NAME = re.compile(r"[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*)*")  # the capitalised words a place's gloss opens with
 
 
@@ -124,6 +125,11 @@ class _Dictionary:
                 # a place is said by its name alone: "Chengdu subprovincial city and capital of Sichuan province"
                 # and "Sichuan province (Szechuan) in southwest China" are 成都 and 四川 for "Chengdu" and "Sichuan"
                 head = named.group(0) if (named := _PLACE_NAME.match(head)) else head
+            elif (named := _PLACE_NAME.match(head)) and " " in named.group(0) \
+                    and _WHERE.match(head, named.end()):
+                # "West Lake in Hangzhou", "Three Gorges Dam on the Yangtze River": a name of two words or more,
+                # then where it is; one capitalised word before "in" is as often a sentence ("Made in China")
+                head = named.group(0)
                 if rank == 0 and 2 <= len(simplified) <= 3:
                     self.places.add(simplified)
             if "(name)" in gloss or head in _CALENDAR:

@@ -77,10 +77,13 @@ def test_a_surname_read_its_own_way_and_a_given_name_that_is_a_city_read_as_the_
 def test_a_city_or_a_province_is_bridged_by_its_name_alone() -> None:
     """CC-CEDICT glosses 成都 "Chengdu subprovincial city and capital of Sichuan province …" and 四川 "Sichuan province
     (Szechuan) in southwest China": the whole gloss was the key, so "Chengdu" bridged to nothing and "Sichuan" to
-    巴蜀 and 川滇藏 only. A place's gloss opens with its name, and the name is what is said."""
+    巴蜀 and 川滇藏 only. A place's gloss opens with its name, and the name is what is said, as it is in a gloss of
+    two capitalised words or more followed by where the thing is (西湖, "West Lake in Hangzhou")."""
     made = bridge_terms("He is streaming from Chengdu tonight, the Sichuan food looks amazing").text["cedict-name"]
     assert "成都" in made.split() and made.split().index("四川") < made.split().index("巴蜀")
     assert "杭州" in bridge_terms("Our Hangzhou relatives brought vinegar fish").text["cedict-name"].split()
+    # a name, then where it is ("West Lake in Hangzhou"): the name is what is said
+    assert "西湖" in bridge_terms("They walked around West Lake at night").text["cedict-name"].split()
 
 
 def test_a_foreign_persons_given_name_names_them_alone() -> None:
