@@ -125,13 +125,13 @@ class _Dictionary:
                 # a place is said by its name alone: "Chengdu subprovincial city and capital of Sichuan province"
                 # and "Sichuan province (Szechuan) in southwest China" are 成都 and 四川 for "Chengdu" and "Sichuan"
                 head = named.group(0) if (named := _PLACE_NAME.match(head)) else head
+                if rank == 0 and 2 <= len(simplified) <= 3:
+                    self.places.add(simplified)
             elif (named := _PLACE_NAME.match(head)) and " " in named.group(0) \
                     and _WHERE.match(head, named.end()):
                 # "West Lake in Hangzhou", "Three Gorges Dam on the Yangtze River": a name of two words or more,
                 # then where it is; one capitalised word before "in" is as often a sentence ("Made in China")
                 head = named.group(0)
-                if rank == 0 and 2 <= len(simplified) <= 3:
-                    self.places.add(simplified)
             if "(name)" in gloss or head in _CALENDAR:
                 if "(name)" in gloss:
                     self._given.add(_key(head))

@@ -8,7 +8,7 @@ import numpy as np
 
 from agent.models import Topic
 from agent.ranking import HashEmbedder, Ranker
-from agent.ranking.bridges import NAME_REF_N, bridge_terms
+from agent.ranking.bridges import NAME_REF_N, bridge_terms, dictionary
 from agent.ranking.embedders import Role
 from agent.ranking.pinyin_names import PinyinNames, syllables
 from agent.ranking.ranker import agreeing_rows
@@ -82,6 +82,7 @@ def test_a_city_or_a_province_is_bridged_by_its_name_alone() -> None:
     made = bridge_terms("He is streaming from Chengdu tonight, the Sichuan food looks amazing").text["cedict-name"]
     assert "成都" in made.split() and made.split().index("四川") < made.split().index("巴蜀")
     assert "杭州" in bridge_terms("Our Hangzhou relatives brought vinegar fish").text["cedict-name"].split()
+    assert {"成都", "四川", "杭州"} <= dictionary().places  # still places to the stories' terms
     # a name, then where it is ("West Lake in Hangzhou"): the name is what is said
     assert "西湖" in bridge_terms("They walked around West Lake at night").text["cedict-name"].split()
 
